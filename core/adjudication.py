@@ -1,0 +1,210 @@
+"""Adjudicating a hand record: the same path as live play, and the verdict in the format's shapes.
+
+``adjudicate(raw_case)`` sets up the position under the case's ruleset, plays
+every recorded action through :class:`~tonk.core.game.Game` (illegal ones are
+rejected with their code and rule and change nothing) and returns the
+verdict: per-action results and the ``deal``, ``end``, ``final_hands``,
+``final_table``, ``final_piles``, ``hand_totals``, ``ledger``, ``net`` and
+``next_dealer`` blocks exactly as ``cases/README.md`` shapes ``expected``.
+``compare`` lists the differences between a verdict and ``expected``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .decide import initial_tonk_events
+from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
+from .events import CardDrawn, EmptyStockCalled, HandDealt, SpreadFacts, SpreadLaid
+from .game import Game, command_from
+from .handrecord import HandRecord, case_id_of, parse_record
+from .ruleset import Ruleset
+from .settlement import net_of
+from .dealing import commitment
+
+
+def setup_game(rec: HandRecord, ruleset: Ruleset) -> Game:
+    """The game at the start of the record's first action."""
+    def err(where: str, what: str) -> HandRecordError:
+        return HandRecordError(f"case {rec.id}: {where}: {what}")
+
+    try:
+        game = Game.new(rec.players, ruleset=ruleset, dealer=rec.dealer, game_id=f"case-{rec.id}", seed=0)
+    except SetupError as exc:
+        raise err("players", str(exc)) from None
+    deck_cards = set(ruleset.deck)
+    if rec.mode == "deck":
+        deck = rec.deck or []
+        unknown = [c for c in deck if c not in deck_cards]
+        if unknown:
+            raise err("setup.deck", f"{unknown[0]} is not a card of this ruleset's deck")
+        if len(deck) != len(ruleset.deck):
+            raise err("setup.deck", f"has {len(deck)} cards; this ruleset's deck has {len(ruleset.deck)}")
+        try:
+            game.deal(deck=deck)
+        except SetupError as exc:
+            raise err("setup.deck", str(exc)) from None
+        return game
+    # explicit position: no initial-tonk check (cases/README.md)
+    everything = [c for h in rec.hands.values() for c in h] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
+    unknown = [c for c in everything if c not in deck_cards]
+    if unknown:
+        raise err("setup", f"{unknown[0]} is not a card of this ruleset's deck")
+    if len(everything) != len(ruleset.deck):
+        missing = sorted(deck_cards - set(everything))
+        raise err("setup", f"holds {len(everything)} cards; this ruleset's deck has {len(ruleset.deck)} (missing: {' '.join(missing[:8])})")
+    table = []
+    for i, s in enumerate(rec.table):
+        try:
+            shape = ruleset.check_spread(list(s.cards), dict(s.jokers_as))
+        except IllegalAction as exc:
+            raise err(f"setup.table[{i}]", f"spread {s.id} is not valid: {exc.message}") from None
+        table.append(SpreadFacts(s.id, s.owner, shape.kind, tuple(shape.cards), dict(shape.jokers_as)))
+    dealt = HandDealt(
+        hand_no=1,
+        dealer=rec.dealer,
+        first_player=rec.to_act,
+        deck=(),
+        commitment=commitment(()),
+        hands={p: tuple(rec.hands[p]) for p in rec.players},
+        discard=tuple(rec.discard),
+        stock=tuple(rec.stock),
+        table=tuple(table),
+        explicit=True,
+    )
+    game._apply(dealt)
+    return game
+
+
+def _spread_json(s) -> dict[str, Any]:
+    d: dict[str, Any] = {"id": s.id, "owner": s.owner, "kind": s.kind, "cards": list(s.cards)}
+    if s.jokers_as:
+        d["jokers_as"] = dict(s.jokers_as)
+    return d
+
+
+def _end_json(ending) -> dict[str, Any] | None:
+    if ending is None:
+        return None
+    d: dict[str, Any] = {"type": ending.end}
+    if ending.end == "initial_tonk_draw":
+        d["players"] = list(ending.players)
+    else:
+        d["player"] = ending.player
+    if ending.outcome is not None:
+        d["outcome"] = ending.outcome
+    return d
+
+
+def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
+    """Play a parsed record and return its verdict (``status`` ``ok``)."""
+    game = setup_game(rec, ruleset)
+    st = game.state
+    out: dict[str, Any] = {"id": rec.id, "status": "ok", "title": rec.title}
+    if rec.mode == "deck":
+        dealt = st.dealt
+        out["deal"] = {
+            "hands": {p: list(dealt.hands[p]) for p in rec.players},
+            "discard_top": dealt.discard[0] if dealt.discard else None,
+            "stock_size": len(dealt.stock),
+            "stock_top": dealt.stock[0] if dealt.stock else None,
+        }
+    results = []
+    for a in rec.actions:
+        r: dict[str, Any] = {"seq": a.seq, "player": a.player, "action": a.action, "legal": True}
+        try:
+            events = game.play(command_from(a.action, a.player, a.fields))
+        except IllegalAction as exc:
+            r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
+        else:
+            for e in events:
+                if isinstance(e, CardDrawn):
+                    r["drawn"] = e.card
+                elif isinstance(e, SpreadLaid):
+                    r["spread_id"] = e.spread_id
+                elif isinstance(e, EmptyStockCalled):
+                    r["effect"] = "ends_hand_stock_exhausted"
+        results.append(r)
+    out["actions"] = results
+    ending = st.last_ending
+    if ending is not None:
+        hands = {p: list(ending.hands[p]) for p in rec.players}
+        totals = dict(ending.totals)
+        ledger = list(ending.ledger)
+    else:
+        hands = {p: list(st.hands[p]) for p in rec.players}
+        totals = {p: ruleset.hand_total(hands[p]) for p in rec.players}
+        ledger = []
+    out["end"] = _end_json(ending)
+    out["final_hands"] = hands
+    out["final_table"] = [_spread_json(s) for s in st.table.values()]
+    out["final_piles"] = {"stock_size": len(st.stock), "discard_top": st.discard_top}
+    out["hand_totals"] = totals
+    out["ledger"] = [{"from": p.from_, "to": p.to, "amount": p.amount, "reason": p.reason} for p in ledger]
+    out["net"] = net_of(rec.players, ledger)
+    out["next_dealer"] = st.left_of(rec.dealer)
+    out["events"] = len(game.events)
+    return out
+
+
+def adjudicate(raw: Any, index: int = 0, *, registry=None) -> dict[str, Any]:
+    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or ``error``."""
+    cid = case_id_of(raw, index)
+    try:
+        rec = parse_record(raw, index)
+    except HandRecordError as exc:
+        return {"id": cid, "status": "error", "message": str(exc)}
+    try:
+        ruleset = Ruleset(rec.variants, rec.options, registry=registry)
+    except UnknownVariant as exc:
+        return {"id": cid, "status": "skipped", "reason": f"variant {exc.name!r} is not installed"}
+    except RulesetError as exc:
+        return {"id": cid, "status": "error", "message": f"case {cid}: ruleset: {exc}"}
+    try:
+        return run_record(rec, ruleset)
+    except HandRecordError as exc:
+        return {"id": cid, "status": "error", "message": str(exc)}
+
+
+# --- comparing with the expected verdict --------------------------------------------------
+
+
+def _table_key(spreads: list[dict]) -> dict[str, tuple]:
+    return {
+        s.get("id"): (s.get("owner"), s.get("kind"), tuple(sorted(s.get("cards", []))), tuple(sorted((s.get("jokers_as") or {}).items())))
+        for s in spreads
+    }
+
+
+def _ledger_key(ledger: list[dict]) -> Counter:
+    return Counter((p.get("from"), p.get("to"), p.get("amount"), p.get("reason")) for p in ledger)
+
+
+def compare(verdict: dict[str, Any], raw_case: dict[str, Any]) -> list[str]:
+    """Differences between a verdict and the case's ``expected`` block and per-action ``expect``."""
+    diffs: list[str] = []
+    if verdict.get("status") != "ok":
+        return [f"status {verdict.get('status')}: {verdict.get('message') or verdict.get('reason')}"]
+    for i, a in enumerate(raw_case.get("actions", [])):
+        exp = a.get("expect")
+        if not exp:
+            continue
+        got = verdict["actions"][i]
+        for k, v in exp.items():
+            if got.get(k) != v:
+                diffs.append(f"actions[{i}] (seq {a.get('seq')}).{k}: expected {v!r}, got {got.get(k)!r}")
+    expected = raw_case.get("expected") or {}
+    for key, want in expected.items():
+        got = verdict.get(key)
+        if key == "final_hands":
+            same = isinstance(got, dict) and {p: sorted(h) for p, h in want.items()} == {p: sorted(h) for p, h in got.items()}
+        elif key == "final_table":
+            same = isinstance(got, list) and _table_key(want) == _table_key(got)
+        elif key == "ledger":
+            same = isinstance(got, list) and _ledger_key(want) == _ledger_key(got)
+        else:
+            same = got == want
+        if not same:
+            diffs.append(f"{key}: expected {want!r}, got {got!r}")
+    return diffs

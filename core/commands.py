@@ -1,0 +1,89 @@
+"""Commands: what a player (or the host) asks for.  ``decide`` turns them into events.
+
+Player commands carry the acting player's name; the engine checks it against
+whose turn it is (A6.1).  Decoding user input is strict: unknown fields are
+rejected.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import msgspec
+
+
+class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="action"):
+    pass
+
+
+class Knock(_Command, tag="knock"):
+    """End the hand by exposing one's hand (A7.1)."""
+
+    player: str
+
+
+class DrawStock(_Command, tag="draw_stock"):
+    """Take the top stock card; with an empty stock, ask for it and so end the hand (A11.2)."""
+
+    player: str
+
+
+class DrawDiscard(_Command, tag="draw_discard"):
+    """Take the top card of the discard pile (A7.2)."""
+
+    player: str
+
+
+class LaySpread(_Command, tag="spread"):
+    """Lay a new book or run (A8).  ``jokers_as`` maps each wild card to the card it stands for."""
+
+    player: str
+    cards: tuple[str, ...]
+    jokers_as: dict[str, str] = {}
+
+
+class Hit(_Command, tag="hit"):
+    """Add one card from hand to a spread on the table (A9)."""
+
+    player: str
+    card: str
+    target: str
+    joker_as: str | None = None
+
+
+class Discard(_Command, tag="discard"):
+    """Discard one card face up; ends the turn (A7.4)."""
+
+    player: str
+    card: str
+
+
+class DealHand(_Command, tag="deal"):
+    """Host command: deal the next hand, from an explicit deck order or a shuffle seed."""
+
+    deck: tuple[str, ...] | None = None
+    seed: int | None = None
+
+
+PlayerCommand = Union[Knock, DrawStock, DrawDiscard, LaySpread, Hit, Discard]
+Command = Union[Knock, DrawStock, DrawDiscard, LaySpread, Hit, Discard, DealHand]
+
+_decoder = msgspec.json.Decoder(Command)
+
+
+def decode_command(data: bytes | str) -> Command:
+    """Decode a command from JSON (strict: unknown fields and actions are errors)."""
+    return _decoder.decode(data)
+
+
+def describe(command: Command) -> str:
+    """Short text of a command, e.g. ``hit 8S on S1``."""
+    if isinstance(command, LaySpread):
+        return "spread " + " ".join(command.cards)
+    if isinstance(command, Hit):
+        return f"hit {command.card} on {command.target}"
+    if isinstance(command, Discard):
+        return f"discard {command.card}"
+    if isinstance(command, DealHand):
+        return "deal"
+    return command.__struct_config__.tag  # knock, draw_stock, draw_discard

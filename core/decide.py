@@ -1,0 +1,281 @@
+"""decide(state, command, ruleset) -> events: the one place the rules are consulted.
+
+The turn structure of the base game lives here, one function per action:
+knock (A7.1), draw from the stock (A7.2, A11.2) or the discard pile (A7.2),
+lay a spread (A7.3, A8), hit (A9), discard (A7.4, A10); and the deal (A4, A5).
+What a variant can change is asked of the ruleset's hooks.  An illegal
+command raises :class:`IllegalAction` and changes nothing: ``decide`` never
+mutates the state.
+"""
+
+from __future__ import annotations
+
+from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .dealing import commitment, deal, shuffled
+from .errors import IllegalAction, SetupError
+from .events import (
+    CardDiscarded,
+    CardDrawn,
+    CardHit,
+    EmptyStockCalled,
+    Event,
+    HandDealt,
+    HandEnded,
+    Knocked,
+    SpreadLaid,
+)
+from .ruleset import Ruleset
+from .settlement import Ending
+from .state import State
+
+# --- ending a hand ---------------------------------------------------------------------
+
+
+def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None = None) -> dict[str, int]:
+    hands = state.hands if hands is None else hands
+    pts = ruleset.points
+    return {p: sum(pts[c] for c in hands[p]) for p in state.players}
+
+
+def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
+    """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left)."""
+    ledger = ruleset.settle(ending, state)
+    return HandEnded(
+        hand_no=state.hand_no,
+        end=ending.end,
+        hands={p: tuple(hands[p]) for p in state.players},
+        totals=dict(ending.totals),
+        ledger=tuple(ledger),
+        next_dealer=state.left_of(state.dealer),
+        player=ending.player,
+        players=tuple(ending.players),
+        outcome=ending.outcome,
+    )
+
+
+def _ending(state: State, ruleset: Ruleset, end: str, player: str | None, hands: dict[str, list[str]], **kw) -> Ending:
+    return Ending(end=end, seats=state.players, totals=totals_of(state, ruleset, hands), player=player, **kw)
+
+
+def _hands_after(state: State, player: str, remove: tuple[str, ...] = (), add: tuple[str, ...] = ()) -> dict[str, list[str]]:
+    hands = dict(state.hands)
+    h = list(hands[player])
+    for c in remove:
+        h.remove(c)
+    h.extend(add)
+    hands[player] = h
+    return hands
+
+
+def _post_state(state: State, events: list[Event]) -> State:
+    """The state after ``events`` (on a copy), for settlement hooks that look at the final position."""
+    from .state import evolve
+
+    s = state.copy()
+    for e in events:
+        evolve(s, e)
+    return s
+
+
+# --- checks shared by the actions ---------------------------------------------------------
+
+
+def _veto(state: State, command, ruleset: Ruleset) -> None:
+    v = ruleset.veto(state, command)
+    if v is not None:
+        raise v
+
+
+def _must_have_drawn(state: State, what: str, rule: str) -> None:
+    if state.drew is None:
+        raise IllegalAction("MUST_DRAW_FIRST", rule, f"draw a card before you {what} (a turn starts with a draw)")
+
+
+def _in_hand(state: State, player: str, card: str, rule: str) -> None:
+    if card not in state.hands[player]:
+        raise IllegalAction("CARD_NOT_IN_HAND", rule, f"{card} is not in {player}'s hand")
+
+
+# --- the actions -------------------------------------------------------------------------
+
+
+def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
+    """A7.1: knock at the start of one's turn (or before discarding with knock-before-discard);
+    every hand is counted (A12.3) and the outcome settled (A12.4-A12.7)."""
+    p = cmd.player
+    if state.drew is not None and ruleset.knock_timing == "start_of_turn":
+        raise IllegalAction("KNOCK_NOT_AT_TURN_START", "A7.1", "a knock is only allowed at the start of your turn, before drawing")
+    _veto(state, cmd, ruleset)
+    totals = totals_of(state, ruleset)
+    outcome = ruleset.knock_outcome(p, totals)
+    ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
+    first = Knocked(player=p)
+    return [first, end_hand(_post_state(state, [first]), ruleset, ending, state.hands)]
+
+
+def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
+    """A7.2: take the stock top; with an empty stock the request ends the hand (A11.2, B-18, A12.8)."""
+    p = cmd.player
+    if state.drew is not None:
+        raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
+    _veto(state, cmd, ruleset)
+    if not state.stock:
+        first = EmptyStockCalled(player=p)
+        ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
+        return [first, end_hand(_post_state(state, [first]), ruleset, ending, state.hands)]
+    return [CardDrawn(player=p, source="stock", card=state.stock[-1])]
+
+
+def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
+    """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
+    p = cmd.player
+    if state.drew is not None:
+        raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
+    _veto(state, cmd, ruleset)
+    if not state.discard:
+        raise IllegalAction("DISCARD_PILE_EMPTY", "A7.2", "the discard pile is empty: draw from the stock")
+    return [CardDrawn(player=p, source="discard", card=state.discard[-1])]
+
+
+def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict[str, list[str]], player: str) -> list[Event]:
+    if hands[player]:
+        return [first]
+    after = _post_state(state, [first])
+    ending = _ending(state, ruleset, "tonk_out", player, hands)
+    return [first, end_hand(after, ruleset, ending, hands)]
+
+
+def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
+    """A7.3, A8: lay a new book or run from hand, after drawing."""
+    p = cmd.player
+    _must_have_drawn(state, "lay a spread", "A7.3")
+    cards = list(cmd.cards)
+    hand = state.hands[p]
+    for c in cards:
+        if c not in hand:
+            raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
+    shape = ruleset.check_spread(cards, dict(cmd.jokers_as))
+    _veto(state, cmd, ruleset)
+    sid = f"S{state.next_spread_no}"
+    ev = SpreadLaid(player=p, spread_id=sid, kind=shape.kind, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
+    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cards)), p)
+
+
+def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
+    """A9: add one card from hand to any spread on the table (B-13, B-15)."""
+    p = cmd.player
+    _must_have_drawn(state, "hit a spread", "A7.3")
+    _in_hand(state, p, cmd.card, "A9.1")
+    spread = state.table.get(cmd.target)
+    if spread is None:
+        raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
+    shape = ruleset.check_hit(spread, cmd.card, cmd.joker_as)
+    _veto(state, cmd, ruleset)
+    ev = CardHit(player=p, spread_id=spread.id, card=cmd.card, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
+    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=(cmd.card,)), p)
+
+
+def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
+    """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
+    p = cmd.player
+    _must_have_drawn(state, "discard", "A7.2")
+    _in_hand(state, p, cmd.card, "A7.4")
+    _veto(state, cmd, ruleset)
+    ev = CardDiscarded(player=p, card=cmd.card)
+    hands = _hands_after(state, p, remove=(cmd.card,))
+    if not hands[p]:
+        ending = _ending(state, ruleset, "out_by_discard", p, hands)
+        return [ev, end_hand(_post_state(state, [ev]), ruleset, ending, hands)]
+    after = None
+    if ruleset.has_turn_end:
+        after = _post_state(state, [ev])
+        req = ruleset.turn_end(after, p)
+        if req is not None:
+            ending = _ending(state, ruleset, req.end, req.player, hands)
+            if req.end == "knock":
+                ending.outcome = ruleset.knock_outcome(req.player, ending.totals)
+            return [ev, end_hand(after, ruleset, ending, hands)]
+    if ruleset.max_turns and state.turn_no >= ruleset.max_turns:
+        after = after or _post_state(state, [ev])
+        ending = _ending(state, ruleset, "turn_cap", None, hands)
+        return [ev, end_hand(after, ruleset, ending, hands)]
+    return [ev]
+
+
+_ACTIONS = {
+    Knock: knock,
+    DrawStock: draw_stock,
+    DrawDiscard: draw_discard,
+    LaySpread: lay_spread,
+    Hit: hit,
+    Discard: discard,
+}
+
+
+def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
+    """A4, A5: deal the next hand from a deck order or a seeded shuffle; settle initial tonks."""
+    if not state.players:
+        raise SetupError("no game has been started")
+    if state.in_hand:
+        raise IllegalAction("HAND_OVER", "A12", "a hand is still in play; it must end before the next deal")
+    if state.game_over:
+        raise SetupError("the game is over")
+    n = len(state.players)
+    lo, hi = ruleset.player_range
+    if not lo <= n <= hi:
+        raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}")
+    if cmd.deck is not None:
+        deck = tuple(cmd.deck)
+        if sorted(deck) != sorted(ruleset.deck):
+            raise SetupError("the deck given is not exactly the ruleset's deck (every card once)")
+    elif cmd.seed is not None:
+        deck = tuple(shuffled(ruleset.deck, cmd.seed))
+    else:
+        raise SetupError("a deal needs a deck order or a seed")
+    dealer = state.dealer
+    hands, disc, stock = deal(deck, state.players, dealer, ruleset.deal_size(n), ruleset.upcard)
+    dealt = HandDealt(
+        hand_no=state.hand_no + 1,
+        dealer=dealer,
+        first_player=state.left_of(dealer),
+        deck=deck,
+        commitment=commitment(deck),
+        hands=hands,
+        discard=disc,
+        stock=stock,
+    )
+    return [dealt] + initial_tonk_events(state, dealt, ruleset)
+
+
+def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> list[Event]:
+    """A5, B-19: the initial-tonk check right after the deal, before the first turn."""
+    after = _post_state(state, [dealt])
+    hands = {p: list(h) for p, h in dealt.hands.items()}
+    totals = totals_of(after, ruleset, hands)
+    tonkers = ruleset.initial_tonks(hands, totals)
+    if not tonkers:
+        return []
+    if len(tonkers) == 1:
+        ending = Ending(end="initial_tonk", seats=state.players, totals=totals, player=tonkers[0])
+    else:
+        ending = Ending(end="initial_tonk_draw", seats=state.players, totals=totals, players=tuple(tonkers))
+    return [end_hand(after, ruleset, ending, hands)]
+
+
+def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
+    """The events a command produces, or :class:`IllegalAction` (nothing changes)."""
+    action = _ACTIONS.get(type(command))
+    if action is None:
+        if type(command) is DealHand:
+            return deal_hand(state, command, ruleset)
+        raise TypeError(f"not a command: {command!r}")
+    if not state.in_hand:
+        if state.last_ending is not None:
+            raise IllegalAction("HAND_OVER", "A12", "the hand has already ended")
+        raise IllegalAction("HAND_OVER", "A12", "no hand is in play")
+    p = command.player
+    if p != state.to_act:
+        if p not in state.seat_of:
+            raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"{p!r} is not a player at this table")
+        raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"it is {state.to_act}'s turn, not {p}'s")
+    return action(state, command, ruleset)

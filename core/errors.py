@@ -1,0 +1,76 @@
+"""Errors the engine raises, and the violation codes of illegal actions.
+
+Every error a user can cause derives from :class:`TonkError` and carries a
+sentence a person understands; the CLI prints it in one line, without a
+traceback.
+"""
+
+from __future__ import annotations
+
+# Violation codes (cases/README.md), with what they mean.
+VIOLATION_CODES: dict[str, str] = {
+    "HAND_OVER": "the hand has already ended",
+    "NOT_YOUR_TURN": "acting out of turn",
+    "KNOCK_NOT_AT_TURN_START": "knock after drawing",
+    "ALREADY_DREW": "second draw in a turn",
+    "MUST_DRAW_FIRST": "spread, hit or discard before drawing",
+    "DISCARD_PILE_EMPTY": "draw from an empty discard pile",
+    "CARD_NOT_IN_HAND": "the card named is not in the player's hand",
+    "INVALID_SPREAD": "not a book of 3-4 cards of one rank or a run of 3+ consecutive cards of one suit, ace low",
+    "NO_SUCH_SPREAD": "the hit's target spread does not exist",
+    "HIT_DOES_NOT_FIT": "the card cannot extend the target spread",
+    "KNOCK_BLOCKED_BY_HIT": "variant hit-penalty: a player who was hit may not knock yet",
+    "MUST_LAY_DOWN_SPREAD": "variant mandatory-laydown: a spread may not be held at the end of a turn",
+    "HIT_LIMIT_REACHED": "variant one-hit-per-turn: one hit per turn",
+    "DISCARD_PICK_NOT_USABLE": "variant discard-pick-must-meld: the discard top cannot be used at once",
+    "DISCARD_PICK_MUST_BE_USED": "variant discard-pick-must-meld: the card taken from the discard pile must be used next",
+    "KNOCK_LIMIT": "variant knock-limit: the count is above the knock limit",
+    "NO_REDISCARD_OF_PICK": "variant no-rediscard-of-pick: the card taken from the discard pile may not be discarded this turn",
+    "NO_GAME_HAND": "no hand is in progress",
+}
+
+
+class TonkError(Exception):
+    """Base class of every error a user can cause (bad input, bad rules, illegal play)."""
+
+
+class IllegalAction(TonkError):
+    """A command the rules forbid.  Nothing changed; the same player is still to act.
+
+    ``code`` is a violation code of ``cases/README.md``, ``rule`` the rule id
+    of ``rules.md`` (``A7.2``) or ``V:<variant>`` for a house rule, and the
+    message a sentence a person understands.
+    """
+
+    def __init__(self, code: str, rule: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.rule = rule
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"IllegalAction({self.code!r}, {self.rule!r}, {self.message!r})"
+
+    def __str__(self) -> str:
+        return f"{self.message} [{self.code}, rule {self.rule}]"
+
+
+class RulesetError(TonkError):
+    """A ruleset that cannot be built: unknown variant, bad option, conflict."""
+
+
+class UnknownVariant(RulesetError):
+    """A variant name that no installed plugin provides."""
+
+    def __init__(self, name: str, known: list[str] | None = None):
+        hint = f"; installed: {', '.join(sorted(known))}" if known else ""
+        super().__init__(f"unknown variant {name!r}{hint}")
+        self.name = name
+
+
+class SetupError(TonkError):
+    """A game or position that cannot be set up (seats, deck, explicit position)."""
+
+
+class HandRecordError(TonkError):
+    """A malformed hand record; the message names the case and the field."""

@@ -1,0 +1,205 @@
+"""Events: what happened, in the past tense.  State is the fold of these.
+
+Events carry facts (the card drawn, the spread laid and its cards in order,
+each hand's totals and ledger), so replaying a game never re-runs the rules
+or the shuffle.  They are frozen msgspec Structs forming one tagged union with
+a stable ``type`` tag each.
+
+Schema evolution (``FORMAT_VERSION``): a new field always gets a default, no
+field ever changes type, unknown fields are ignored on decode, and an older
+format is upcast on read (``upcast``).  The canonical bytes of an event are
+its msgspec JSON with a deterministic key order (``encode``): the event
+store hashes exactly these bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+FORMAT_VERSION = 1
+ENGINE_VERSION = "0.1.0"
+
+
+class Payment(msgspec.Struct, frozen=True):
+    """One ledger line: ``from_`` pays ``to`` ``amount`` base-stake units for ``reason``."""
+
+    from_: str = msgspec.field(name="from")
+    to: str = ""
+    amount: int = 0
+    reason: str = ""
+
+
+class PluginPin(msgspec.Struct, frozen=True):
+    """Which distribution and version provided a variant when the game was recorded."""
+
+    dist: str
+    version: str
+
+
+class RulesetSpec(msgspec.Struct, frozen=True):
+    """A ruleset as pinned in a game: variant names in order, resolved options, plugin versions."""
+
+    variants: tuple[str, ...] = ()
+    options: dict[str, Any] = {}
+    plugins: dict[str, PluginPin] = {}
+
+
+class SpreadFacts(msgspec.Struct, frozen=True):
+    """A spread as recorded: id, owner, kind (``book``/``run``), cards (runs ascending)."""
+
+    id: str
+    owner: str
+    kind: str
+    cards: tuple[str, ...]
+    jokers_as: dict[str, str] = {}
+
+
+class _Event(msgspec.Struct, frozen=True, tag_field="type"):
+    pass
+
+
+class GameStarted(_Event, tag="game_started"):
+    """A game at one table: seats clockwise, the first dealer, the pinned ruleset."""
+
+    game_id: str
+    players: tuple[str, ...]
+    dealer: str
+    ruleset: RulesetSpec
+    cut: tuple[tuple[str, ...], ...] = ()
+    engine_version: str = ENGINE_VERSION
+    format_version: int = FORMAT_VERSION
+
+
+class HandDealt(_Event, tag="hand_dealt"):
+    """A hand starts.  ``deck`` is the whole deck order, top first, and
+    ``commitment`` its sha256; ``hands``, ``discard`` and ``stock`` (top first)
+    are the position that results.  An explicit position (a hand record's
+    mid-hand setup) has ``explicit`` true, an empty ``deck`` and may hold
+    spreads on the ``table`` already."""
+
+    hand_no: int
+    dealer: str
+    first_player: str
+    deck: tuple[str, ...]
+    commitment: str
+    hands: dict[str, tuple[str, ...]]
+    discard: tuple[str, ...]
+    stock: tuple[str, ...]
+    table: tuple[SpreadFacts, ...] = ()
+    explicit: bool = False
+
+
+class Knocked(_Event, tag="knocked"):
+    player: str
+
+
+class CardDrawn(_Event, tag="card_drawn"):
+    """``source`` is ``stock`` or ``discard``."""
+
+    player: str
+    source: str
+    card: str
+
+
+class EmptyStockCalled(_Event, tag="empty_stock_called"):
+    """The player asked for the empty stock: the hand ends (A11.2)."""
+
+    player: str
+
+
+class SpreadLaid(_Event, tag="spread_laid"):
+    player: str
+    spread_id: str
+    kind: str
+    cards: tuple[str, ...]
+    jokers_as: dict[str, str] = {}
+
+
+class CardHit(_Event, tag="card_hit"):
+    """``cards`` is the target spread after the hit, in order."""
+
+    player: str
+    spread_id: str
+    card: str
+    cards: tuple[str, ...]
+    jokers_as: dict[str, str] = {}
+
+
+class CardDiscarded(_Event, tag="card_discarded"):
+    player: str
+    card: str
+
+
+class HandEnded(_Event, tag="hand_ended"):
+    """How the hand ended, every hand total and the ledger.
+
+    ``end`` is one of ``initial_tonk``, ``initial_tonk_draw``, ``tonk_out``,
+    ``out_by_discard``, ``knock``, ``stock_exhausted`` and, from the host's
+    safeguard (B-31), ``turn_cap`` (no payments)."""
+
+    hand_no: int
+    end: str
+    hands: dict[str, tuple[str, ...]]
+    totals: dict[str, int]
+    ledger: tuple[Payment, ...]
+    next_dealer: str
+    player: str | None = None
+    players: tuple[str, ...] = ()
+    outcome: str | None = None
+
+
+class GameEnded(_Event, tag="game_ended"):
+    """The host closed the game; ``net`` is each player's running total in stake units."""
+
+    reason: str
+    net: dict[str, int] = {}
+
+
+Event = Union[
+    GameStarted,
+    HandDealt,
+    Knocked,
+    CardDrawn,
+    EmptyStockCalled,
+    SpreadLaid,
+    CardHit,
+    CardDiscarded,
+    HandEnded,
+    GameEnded,
+]
+
+EVENT_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Event.__args__}
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+_decoder = msgspec.json.Decoder(Event)
+
+
+def encode(event: Event) -> bytes:
+    """Canonical bytes of an event (deterministic key order): what the store keeps and hashes."""
+    return _encoder.encode(event)
+
+
+def decode(data: bytes | str) -> Event:
+    """Decode one event, upcasting older formats."""
+    return _decoder.decode(data)
+
+
+def event_type(event: Event) -> str:
+    return event.__struct_config__.tag
+
+
+def to_builtins(event: Event) -> dict:
+    return msgspec.to_builtins(event)
+
+
+def upcast(raw: dict[str, Any], format_version: int) -> dict[str, Any]:
+    """Bring a raw event of an older format version to the current one.
+
+    Version 1 is the first format, so there is nothing to upcast yet; the
+    hook exists so that readers always pass through it.
+    """
+    if format_version > FORMAT_VERSION:
+        raise ValueError(f"event format {format_version} is newer than this engine's ({FORMAT_VERSION})")
+    return raw

@@ -1,0 +1,183 @@
+"""The library API: a game at one table, in the spirit of python-chess's ``Board``.
+
+>>> from tonk.core import Game
+>>> g = Game.new(["ann", "bob", "cy"], seed=7, dealer="cy")
+>>> g.deal()                                   # doctest: +ELLIPSIS
+[...]
+>>> g.to_act
+'ann'
+>>> actions = g.legal_actions()
+>>> events = g.play(actions[0])
+
+``Game`` keeps the event list and the folded state together; ``Game.replay``
+rebuilds one from recorded events without consulting any rule.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from typing import Any, Iterable, Sequence
+
+from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .cards import ORDER_OF, parse_card, parse_cards
+from .dealing import cut_for_dealer
+from .decide import decide
+from .errors import SetupError
+from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded
+from .legal import legal_actions
+from .ruleset import Ruleset
+from .state import State, evolve, fold
+
+
+class Game:
+    """A game: seats, the pinned ruleset, the events so far and the state they fold to."""
+
+    def __init__(self, ruleset: Ruleset, events: Iterable[Event] = (), *, seed: int | None = None):
+        self.ruleset = ruleset
+        self.events: list[Event] = []
+        self.state = State()
+        self._rng = random.Random(seed)
+        for e in events:
+            self._apply(e)
+
+    # --- creation -------------------------------------------------------------------
+    @classmethod
+    def new(
+        cls,
+        players: Sequence[str],
+        *,
+        variants: Iterable[str] = (),
+        options: dict[str, Any] | None = None,
+        ruleset: Ruleset | None = None,
+        dealer: str | None = None,
+        seed: int | None = None,
+        game_id: str | None = None,
+    ) -> "Game":
+        """Start a game.  Without ``dealer`` the first dealer is chosen by a cut (A3.1)."""
+        ruleset = ruleset or Ruleset(variants, options)
+        players = tuple(players)
+        if len(set(players)) != len(players):
+            raise SetupError("each seat needs a different player name")
+        if any(not p or not isinstance(p, str) for p in players):
+            raise SetupError("player names must be non-empty text")
+        lo, hi = ruleset.player_range
+        if not lo <= len(players) <= hi:
+            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {len(players)} (more need variant more-players)")
+        cut: tuple = ()
+        if dealer is None:
+            dealer, cut = cut_for_dealer(players, ruleset.deck, seed if seed is not None else 0, ORDER_OF)
+        elif dealer not in players:
+            raise SetupError(f"dealer {dealer!r} is not one of the players")
+        if game_id is None:
+            game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128))) if seed is not None else str(uuid.uuid4())
+        game = cls(ruleset, seed=seed)
+        game._apply(GameStarted(game_id=game_id, players=players, dealer=dealer, ruleset=ruleset.spec, cut=cut))
+        return game
+
+    @classmethod
+    def replay(cls, events: Iterable[Event], ruleset: Ruleset | None = None) -> "Game":
+        """Rebuild a game from its events (no rule is consulted).  Without a ruleset
+        the game can be read but not played on."""
+        g = cls.__new__(cls)
+        g.ruleset = ruleset  # type: ignore[assignment]
+        g.events = []
+        g.state = State()
+        g._rng = random.Random()
+        for e in events:
+            g._apply(e)
+        return g
+
+    # --- reading --------------------------------------------------------------------
+    @property
+    def game_id(self) -> str:
+        return self.state.game_id
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.state.players
+
+    @property
+    def to_act(self) -> str | None:
+        return self.state.to_act if self.state.in_hand else None
+
+    @property
+    def in_hand(self) -> bool:
+        return self.state.in_hand
+
+    @property
+    def net(self) -> dict[str, int]:
+        return dict(self.state.net)
+
+    @property
+    def last_ending(self) -> HandEnded | None:
+        return self.state.last_ending
+
+    def legal_actions(self) -> list[Command]:
+        return legal_actions(self.state, self.ruleset)
+
+    def hand_events(self) -> list[Event]:
+        return list(self.state.hand_log)
+
+    # --- playing --------------------------------------------------------------------
+    def _apply(self, event: Event) -> None:
+        evolve(self.state, event)
+        self.events.append(event)
+
+    def play(self, command: Command) -> list[Event]:
+        """Apply a command: the events it produced, or :class:`IllegalAction` (nothing changes)."""
+        if self.ruleset is None:
+            raise SetupError("this game was replayed without its ruleset and cannot be played on")
+        events = decide(self.state, command, self.ruleset)
+        for e in events:
+            self._apply(e)
+        return events
+
+    def deal(self, deck: Sequence[str] | None = None, seed: int | None = None) -> list[Event]:
+        """Deal the next hand from ``deck`` (top first) or a shuffle; without either,
+        the game's own seeded random source picks the shuffle seed."""
+        if deck is not None:
+            return self.play(DealHand(deck=tuple(parse_cards(deck))))
+        if seed is None:
+            seed = self._rng.getrandbits(63)
+        return self.play(DealHand(seed=seed))
+
+    def end(self, reason: str = "closed") -> GameEnded:
+        if self.state.in_hand:
+            raise SetupError("a hand is in play; finish it before ending the game")
+        ev = GameEnded(reason=reason, net=dict(self.state.net))
+        self._apply(ev)
+        return ev
+
+    def act(self, action: str, **fields: Any) -> list[Event]:
+        """Play by action name for the player to act, e.g. ``act("hit", card="8S", target="S1")``."""
+        return self.play(command_from(action, self.state.to_act, fields))
+
+    def fold(self) -> State:
+        """A fresh fold of the recorded events (equal to ``state`` when all is well)."""
+        return fold(self.events)
+
+
+def command_from(action: str, player: str, fields: dict[str, Any]) -> Command:
+    """Build a command from an action name and its fields (cards in any accepted notation)."""
+    if action == "knock":
+        return Knock(player)
+    if action == "draw_stock":
+        return DrawStock(player)
+    if action == "draw_discard":
+        return DrawDiscard(player)
+    if action == "spread":
+        jokers = {parse_card(k): parse_card(v) for k, v in (fields.get("jokers_as") or {}).items()}
+        return LaySpread(player, tuple(parse_cards(fields["cards"])), jokers)
+    if action == "hit":
+        ja = fields.get("joker_as")
+        return Hit(player, parse_card(fields["card"]), str(fields["target"]), parse_card(ja) if ja else None)
+    if action == "discard":
+        return Discard(player, parse_card(fields["card"]))
+    raise SetupError(f"unknown action {action!r} (knock, draw_stock, draw_discard, spread, hit, discard)")
+
+
+def deal_position(game: Game, hand: HandDealt) -> list[Event]:
+    """Load an explicit position (a hand record's mid-hand setup) as the next hand."""
+    game._apply(hand)
+    return [hand]

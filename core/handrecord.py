@@ -1,0 +1,272 @@
+"""Hand records: the written-down hands of ``cases/README.md``, read and validated.
+
+A file holds one case object or ``{"cases": [...]}``.  Every problem is a
+:class:`HandRecordError` naming the case and the field (``case T05:
+actions[2].card: unknown card 'ZZ'``).  Rules-dependent checks (the deck
+matches the ruleset's, spreads on an explicit table are valid) are made when
+the record is set up under its ruleset (:mod:`tonk.core.adjudication`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cards import CardError, parse_card
+from .errors import HandRecordError
+
+ACTIONS = ("knock", "draw_stock", "draw_discard", "spread", "hit", "discard")
+_ACTION_FIELDS = {
+    "knock": set(),
+    "draw_stock": set(),
+    "draw_discard": set(),
+    "spread": {"cards", "jokers_as"},
+    "hit": {"card", "target", "joker_as"},
+    "discard": {"card"},
+}
+_COMMON_FIELDS = {"seq", "player", "action", "expect", "note", "comment"}
+
+
+@dataclass
+class RecordedAction:
+    seq: int
+    player: str
+    action: str
+    fields: dict[str, Any]
+    expect: dict[str, Any] | None
+
+
+@dataclass
+class TableSpread:
+    id: str
+    owner: str
+    cards: list[str]
+    jokers_as: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class HandRecord:
+    id: str
+    title: str
+    players: list[str]
+    dealer: str
+    variants: list[str]
+    options: dict[str, Any]
+    mode: str  # "deck" or "explicit"
+    deck: list[str] | None = None
+    hands: dict[str, list[str]] | None = None
+    stock: list[str] | None = None
+    discard: list[str] | None = None
+    table: list[TableSpread] = field(default_factory=list)
+    to_act: str | None = None
+    actions: list[RecordedAction] = field(default_factory=list)
+    expected: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+class _Ctx:
+    def __init__(self, case_id: str):
+        self.case_id = case_id
+
+    def err(self, where: str, what: str) -> HandRecordError:
+        return HandRecordError(f"case {self.case_id}: {where}: {what}")
+
+    def card(self, value: Any, where: str) -> str:
+        try:
+            return parse_card(value)
+        except CardError as exc:
+            raise self.err(where, str(exc)) from None
+
+    def cards(self, value: Any, where: str) -> list[str]:
+        if not isinstance(value, list):
+            raise self.err(where, f"expected a list of cards, found {type(value).__name__}")
+        return [self.card(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+
+def load_records(path: str | Path) -> list[dict[str, Any] | HandRecordError]:
+    """Read a hand-record file: a list of raw case objects.
+
+    A file that is not readable or not JSON raises :class:`HandRecordError`.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HandRecordError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HandRecordError(f"{p}: cannot be read ({exc})") from None
+    return records_from_text(text, str(p))
+
+
+def records_from_text(text: str, source: str = "<input>") -> list[dict[str, Any]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HandRecordError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    if isinstance(data, dict) and "cases" in data:
+        cases = data["cases"]
+        if not isinstance(cases, list):
+            raise HandRecordError(f"{source}: \"cases\" must be a list of hand records")
+        return cases
+    if isinstance(data, dict):
+        return [data]
+    if isinstance(data, list):
+        return data
+    raise HandRecordError(f"{source}: expected a hand record object or {{\"cases\": [...]}}")
+
+
+def case_id_of(raw: Any, index: int) -> str:
+    if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
+        return raw["id"]
+    return f"#{index + 1}"
+
+
+def parse_record(raw: Any, index: int = 0) -> HandRecord:
+    """Validate one raw case object into a :class:`HandRecord`."""
+    cid = case_id_of(raw, index)
+    ctx = _Ctx(cid)
+    if not isinstance(raw, dict):
+        raise ctx.err("case", "a hand record must be a JSON object")
+    players = raw.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) and p for p in players):
+        raise ctx.err("players", "must be a non-empty list of player names")
+    if len(set(players)) != len(players):
+        raise ctx.err("players", "a player is listed twice")
+    if len(players) < 2:
+        raise ctx.err("players", "a hand needs at least two players")
+    dealer = raw.get("dealer")
+    if dealer not in players:
+        raise ctx.err("dealer", f"{dealer!r} is not one of the players")
+    ruleset = raw.get("ruleset", {})
+    if not isinstance(ruleset, dict):
+        raise ctx.err("ruleset", "must be an object with variants and options")
+    variants = ruleset.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise ctx.err("ruleset.variants", "must be a list of variant names")
+    options = ruleset.get("options", {})
+    if not isinstance(options, dict):
+        raise ctx.err("ruleset.options", "must be an object")
+    setup = raw.get("setup")
+    if not isinstance(setup, dict):
+        raise ctx.err("setup", "missing (an object with mode 'deck' or 'explicit')")
+    mode = setup.get("mode")
+    rec = HandRecord(
+        id=cid,
+        title=str(raw.get("title", "")),
+        players=list(players),
+        dealer=dealer,
+        variants=list(variants),
+        options=dict(options),
+        mode=mode,
+        expected=raw.get("expected") if isinstance(raw.get("expected"), dict) else None,
+        raw=raw,
+    )
+    if mode == "deck":
+        rec.deck = ctx.cards(setup.get("deck"), "setup.deck")
+        _no_duplicates(ctx, rec.deck, "setup.deck")
+    elif mode == "explicit":
+        hands = setup.get("hands")
+        if not isinstance(hands, dict):
+            raise ctx.err("setup.hands", "must map each player to a list of cards")
+        for p in hands:
+            if p not in players:
+                raise ctx.err(f"setup.hands.{p}", "is not one of the players")
+        rec.hands = {p: ctx.cards(hands.get(p, []), f"setup.hands.{p}") for p in players}
+        rec.stock = ctx.cards(setup.get("stock", []), "setup.stock")
+        rec.discard = ctx.cards(setup.get("discard", []), "setup.discard")
+        table = setup.get("table", [])
+        if not isinstance(table, list):
+            raise ctx.err("setup.table", "must be a list of spreads")
+        seen_ids = set()
+        for i, s in enumerate(table):
+            where = f"setup.table[{i}]"
+            if not isinstance(s, dict):
+                raise ctx.err(where, "must be an object with id, owner and cards")
+            sid, owner = s.get("id"), s.get("owner")
+            if not isinstance(sid, str) or not sid:
+                raise ctx.err(f"{where}.id", "missing")
+            if sid in seen_ids:
+                raise ctx.err(f"{where}.id", f"spread id {sid!r} is used twice")
+            seen_ids.add(sid)
+            if owner not in players:
+                raise ctx.err(f"{where}.owner", f"{owner!r} is not one of the players")
+            ja = s.get("jokers_as", {}) or {}
+            if not isinstance(ja, dict):
+                raise ctx.err(f"{where}.jokers_as", "must map jokers to cards")
+            rec.table.append(
+                TableSpread(
+                    sid,
+                    owner,
+                    ctx.cards(s.get("cards"), f"{where}.cards"),
+                    {ctx.card(k, f"{where}.jokers_as"): ctx.card(v, f"{where}.jokers_as.{k}") for k, v in ja.items()},
+                )
+            )
+        to_act = setup.get("to_act")
+        if to_act not in players:
+            raise ctx.err("setup.to_act", f"{to_act!r} is not one of the players")
+        rec.to_act = to_act
+        everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
+        _no_duplicates(ctx, everything, "setup")
+    else:
+        raise ctx.err("setup.mode", f"must be 'deck' or 'explicit', not {mode!r}")
+
+    actions = raw.get("actions", [])
+    if not isinstance(actions, list):
+        raise ctx.err("actions", "must be a list")
+    for i, a in enumerate(actions):
+        rec.actions.append(_parse_action(ctx, a, i, players))
+    return rec
+
+
+def _no_duplicates(ctx: _Ctx, cards: list[str], where: str) -> None:
+    seen: set[str] = set()
+    for c in cards:
+        if c in seen:
+            raise ctx.err(where, f"card {c} appears more than once")
+        seen.add(c)
+
+
+def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedAction:
+    where = f"actions[{i}]"
+    if not isinstance(a, dict):
+        raise ctx.err(where, "must be an object with seq, player and action")
+    seq = a.get("seq", i + 1)
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise ctx.err(f"{where}.seq", f"must be a whole number, not {seq!r}")
+    action = a.get("action")
+    if action not in ACTIONS:
+        raise ctx.err(f"{where}.action", f"unknown action {action!r} (one of {', '.join(ACTIONS)})")
+    player = a.get("player")
+    if player not in players:
+        raise ctx.err(f"{where}.player", f"{player!r} is not one of the players")
+    extra = set(a) - _COMMON_FIELDS - _ACTION_FIELDS[action]
+    if extra:
+        raise ctx.err(where, f"unknown field(s) {', '.join(sorted(extra))} for action {action}")
+    fields: dict[str, Any] = {}
+    if action == "spread":
+        if "cards" not in a:
+            raise ctx.err(f"{where}.cards", "missing (the cards of the spread)")
+        fields["cards"] = ctx.cards(a["cards"], f"{where}.cards")
+        ja = a.get("jokers_as") or {}
+        if not isinstance(ja, dict):
+            raise ctx.err(f"{where}.jokers_as", "must map jokers to cards")
+        fields["jokers_as"] = {ctx.card(k, f"{where}.jokers_as"): ctx.card(v, f"{where}.jokers_as.{k}") for k, v in ja.items()}
+    elif action == "hit":
+        if "card" not in a:
+            raise ctx.err(f"{where}.card", "missing")
+        if not isinstance(a.get("target"), str):
+            raise ctx.err(f"{where}.target", "missing (the id of the spread hit)")
+        fields["card"] = ctx.card(a["card"], f"{where}.card")
+        fields["target"] = a["target"]
+        if a.get("joker_as") is not None:
+            fields["joker_as"] = ctx.card(a["joker_as"], f"{where}.joker_as")
+    elif action == "discard":
+        if "card" not in a:
+            raise ctx.err(f"{where}.card", "missing")
+        fields["card"] = ctx.card(a["card"], f"{where}.card")
+    expect = a.get("expect")
+    if expect is not None and not isinstance(expect, dict):
+        raise ctx.err(f"{where}.expect", "must be an object")
+    return RecordedAction(seq, player, action, fields, expect)

@@ -1,0 +1,260 @@
+"""Ruleset: the resolved variants and options of a game; the only caller of ``pm.hook.*``.
+
+A ruleset owns one pluggy ``PluginManager`` built from the variant names a
+game records: the classic base game first, then each variant in the order
+given (pluggy asks the last registered first, so a later variant overrides an
+earlier one and every variant overrides the base game).  Options are checked
+against what the registered plugins declare: an unknown name or a bad value is
+an error, never silently defaulted.
+
+Answers that depend only on the options (deck, card points, seat range, deal
+size, upcard, knock timing) are asked once and cached.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import pluggy
+
+from ..variants import PROJECT, OptionSpec, VariantInfo, hookspecs
+from ..variants.registry import Registered, Registry, default_registry
+from .cards import is_joker
+from .errors import IllegalAction, RulesetError
+from .events import PluginPin, RulesetSpec
+
+
+def _check_int(name: str, value: Any, spec: OptionSpec) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesetError(f"option {name} must be a whole number, not {value!r}")
+    if spec.minimum is not None and value < spec.minimum:
+        raise RulesetError(f"option {name} must be at least {spec.minimum}, not {value}")
+    if spec.maximum is not None and value > spec.maximum:
+        raise RulesetError(f"option {name} must be at most {spec.maximum}, not {value}")
+    return value
+
+
+def coerce_option(spec: OptionSpec, value: Any) -> Any:
+    """Check one option value against its spec and return it in canonical form."""
+    name = spec.name
+    t = spec.type
+    if t == "int":
+        return _check_int(name, value, spec)
+    if t == "bool":
+        if not isinstance(value, bool):
+            raise RulesetError(f"option {name} must be true or false, not {value!r}")
+        return value
+    if t == "str":
+        if not isinstance(value, str):
+            raise RulesetError(f"option {name} must be text, not {value!r}")
+        if spec.choices and value not in spec.choices:
+            raise RulesetError(f"option {name} must be one of {', '.join(spec.choices)}, not {value!r}")
+        return value
+    if t == "int_list":
+        if not isinstance(value, (list, tuple)) or not value:
+            raise RulesetError(f"option {name} must be a non-empty list of whole numbers, not {value!r}")
+        return sorted({_check_int(name, v, spec) for v in value})
+    if t == "int_map":
+        if not isinstance(value, dict) or not value:
+            raise RulesetError(f"option {name} must be an object mapping player counts to whole numbers, not {value!r}")
+        out = {}
+        for k, v in value.items():
+            try:
+                key = int(k)
+            except (TypeError, ValueError):
+                raise RulesetError(f"option {name}: key {k!r} is not a player count") from None
+            out[str(key)] = _check_int(name, v, spec)
+        return dict(sorted(out.items(), key=lambda kv: int(kv[0])))
+    raise RulesetError(f"option {name} has an unknown type {t!r} in its variant's declaration")  # pragma: no cover
+
+
+def parse_option_text(spec: OptionSpec, text: str) -> Any:
+    """Parse ``K=V`` text from the command line into a value of the option's type."""
+    import json
+
+    t = spec.type
+    if t == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise RulesetError(f"option {spec.name} must be a whole number, not {text!r}") from None
+    if t == "bool":
+        low = text.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise RulesetError(f"option {spec.name} must be true or false, not {text!r}")
+    if t == "str":
+        return text
+    try:
+        return json.loads(text) if text.strip().startswith(("[", "{")) else [int(x) for x in text.split(",")]
+    except (ValueError, json.JSONDecodeError):
+        raise RulesetError(f"option {spec.name}: cannot read {text!r} (give JSON, e.g. [49,50] or {{\"2\":9}})") from None
+
+
+class Ruleset:
+    """The rules of one game: base game plus variants, with resolved options."""
+
+    def __init__(
+        self,
+        variants: Iterable[str] = (),
+        options: dict[str, Any] | None = None,
+        *,
+        registry: Registry | None = None,
+        extra: Iterable[Registered] = (),
+    ):
+        self.registry = registry or default_registry()
+        extra = list(extra)
+        extra_by_name = {r.info.name: r for r in extra}
+        regs: list[Registered] = [self.registry.get("classic")]
+        names: list[str] = []
+        for raw in variants:
+            if raw in extra_by_name:
+                reg = extra_by_name[raw]
+            else:
+                reg = self.registry.get(raw)
+            if reg.info.name == "classic":
+                continue
+            if reg.info.name in names:
+                raise RulesetError(f"variant {reg.info.name!r} is named twice")
+            names.append(reg.info.name)
+            regs.append(reg)
+        self.variants: tuple[str, ...] = tuple(names)
+        self.registered: tuple[Registered, ...] = tuple(regs)
+
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(hookspecs)
+        for reg in regs:
+            pm.register(reg.plugin, name=reg.info.name)
+        try:
+            pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            raise RulesetError(f"a variant implements a hook that does not exist: {exc}") from None
+        self.pm = pm
+        self.hook = pm.hook
+
+        self.option_specs: dict[str, OptionSpec] = {}
+        self.option_owner: dict[str, str] = {}
+        for reg in regs:
+            for spec in reg.info.options:
+                # a later variant may redeclare an option (e.g. to widen its range)
+                self.option_specs[spec.name] = spec
+                self.option_owner[spec.name] = reg.info.name
+        given = dict(options or {})
+        resolved: dict[str, Any] = {}
+        for key in given:
+            if key not in self.option_specs:
+                known = ", ".join(sorted(self.option_specs))
+                raise RulesetError(f"unknown option {key!r} for variants [{', '.join(self.variants) or 'classic'}] (known: {known})")
+        for name, spec in self.option_specs.items():
+            value = given[name] if name in given else spec.default
+            resolved[name] = coerce_option(spec, value)
+        self.options: dict[str, Any] = resolved
+        complaints = [c for c in self.hook.tonk_check_options(options=resolved, variants=list(self.variants)) if c]
+        if complaints:
+            raise RulesetError("; ".join(complaints))
+
+        # --- answers that depend only on the options, asked once
+        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=self))
+        if len(set(self.deck)) != len(self.deck):
+            raise RulesetError("the deck built by the variants holds a card twice")
+        jokers = sum(1 for c in self.deck if is_joker(c))
+        if self.options.get("jokers", 0) != jokers:
+            raise RulesetError(
+                f"option jokers={self.options.get('jokers')} needs a variant that puts that many jokers in the deck (jokers-wild)"
+            )
+        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=self) for c in self.deck}
+        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=self))  # type: ignore[assignment]
+        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=self))
+        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=self)
+        if self.knock_timing not in ("start_of_turn", "before_discard"):
+            raise RulesetError(f"knock timing {self.knock_timing!r} is neither start_of_turn nor before_discard")
+        self._deal_sizes: dict[int, int] = {}
+        self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
+        self.has_turn_end = len(self.hook.tonk_turn_end.get_hookimpls()) > 1
+        self.max_turns: int = int(self.options.get("max_turns_per_hand", 0))
+
+    # --- the pinned form --------------------------------------------------------------
+    @property
+    def spec(self) -> RulesetSpec:
+        return RulesetSpec(
+            variants=self.variants,
+            options=dict(self.options),
+            plugins={r.info.name: PluginPin(r.dist, r.version) for r in self.registered},
+        )
+
+    def infos(self) -> list[VariantInfo]:
+        return [r.info for r in self.registered]
+
+    # --- typed hook calls ----------------------------------------------------------------
+    def deal_size(self, num_players: int) -> int:
+        size = self._deal_sizes.get(num_players)
+        if size is None:
+            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self))
+            self._deal_sizes[num_players] = size
+        return size
+
+    def hand_total(self, cards: Iterable[str]) -> int:
+        pts = self.points
+        return sum(pts[c] for c in cards)
+
+    def initial_tonks(self, hands: dict[str, list[str]], totals: dict[str, int]) -> list[str]:
+        return list(self.hook.tonk_initial_tonks(hands=hands, totals=totals, ruleset=self) or [])
+
+    def check_spread(self, cards: list[str], jokers_as: dict[str, str]):
+        return self.hook.tonk_check_spread(cards=cards, jokers_as=jokers_as, ruleset=self)
+
+    def check_hit(self, spread, card: str, joker_as: str | None):
+        return self.hook.tonk_check_hit(spread=spread, card=card, joker_as=joker_as, ruleset=self)
+
+    def spread_candidates(self, hand: list[str]):
+        return self.hook.tonk_spread_candidates(hand=hand, ruleset=self) or []
+
+    def hit_options(self, spread, card: str) -> list[str | None]:
+        return self.hook.tonk_hit_options(spread=spread, card=card, ruleset=self) or [None]
+
+    def veto(self, state, command) -> IllegalAction | None:
+        if not self.has_vetoes:
+            return None
+        for v in self.hook.tonk_veto(state=state, command=command, ruleset=self):
+            if v is not None:
+                return v
+        return None
+
+    def turn_end(self, state, player: str):
+        if not self.has_turn_end:
+            return None
+        return self.hook.tonk_turn_end(state=state, player=player, ruleset=self)
+
+    def knock_outcome(self, knocker: str, totals: dict[str, int]) -> str:
+        return self.hook.tonk_knock_outcome(knocker=knocker, totals=totals, ruleset=self)
+
+    def settle(self, ending, state) -> list:
+        return list(self.hook.tonk_settle(ending=ending, state=state, ruleset=self) or [])
+
+    def __repr__(self) -> str:
+        return f"Ruleset(variants={list(self.variants)!r}, options={self.options!r})"
+
+
+def ruleset_from_spec(spec: RulesetSpec, *, registry: Registry | None = None, strict_versions: bool = True) -> Ruleset:
+    """Rebuild the ruleset a game pinned, refusing a missing variant or another version.
+
+    Used by audit: a game is never audited under rules other than its own.
+    """
+    registry = registry or default_registry()
+    for name in spec.variants:
+        if name not in registry:
+            pin = spec.plugins.get(name)
+            where = f" (recorded from {pin.dist} {pin.version})" if pin else ""
+            raise RulesetError(f"the game was recorded with variant {name!r}{where}, which is not installed")
+    if strict_versions:
+        for name, pin in spec.plugins.items():
+            if name not in registry:
+                raise RulesetError(f"the game was recorded with variant {name!r} ({pin.dist} {pin.version}), which is not installed")
+            reg = registry.get(name)
+            if reg.version != pin.version or reg.dist != pin.dist:
+                raise RulesetError(
+                    f"variant {name!r} was recorded as {pin.dist} {pin.version} but {reg.dist} {reg.version} is installed"
+                )
+    return Ruleset(spec.variants, dict(spec.options), registry=registry)

@@ -1,0 +1,120 @@
+"""How a hand ends and who pays whom (A12, with B-01 to B-06 and the caught schemes of C6).
+
+Amounts are in base-stake units (B-27); each payment is one ledger line
+(payer, payee, amount, reason) and every ledger is zero-sum.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from .events import Payment
+
+CAUGHT_SCHEMES = (
+    "pagat",
+    "double_to_catchers_only",
+    "double_to_low_only",
+    "double_to_low_plus_others_base",
+    "dropper_pays_all_stakes",
+    "double_flat",
+    "pagat_without_knocker_base",
+)
+STOCK_TIES = ("split_as_catch", "draw")
+
+
+class Ending(msgspec.Struct):
+    """The facts a settlement needs.
+
+    ``end``: ``initial_tonk``, ``initial_tonk_draw``, ``tonk_out``,
+    ``out_by_discard``, ``knock``, ``stock_exhausted`` or ``turn_cap``;
+    ``player``: the tonker, the player going out, the knocker, or who asked
+    for the empty stock; ``players``: the tonkers of a draw; ``outcome`` of a
+    knock; ``totals``: every hand total; ``seats``: players in seat order.
+    """
+
+    end: str
+    seats: tuple[str, ...]
+    totals: dict[str, int] = {}
+    player: str | None = None
+    players: tuple[str, ...] = ()
+    outcome: str | None = None
+
+
+def from_each(winner: str, seats: tuple[str, ...], amount: int, reason: str) -> list[Payment]:
+    """``amount`` from every other player to ``winner``."""
+    return [Payment(p, winner, amount, reason) for p in seats if p != winner]
+
+
+def lowest(players: list[str] | tuple[str, ...], totals: dict[str, int]) -> list[str]:
+    """The players with the lowest total among ``players``, in seat order."""
+    low = min(totals[p] for p in players)
+    return [p for p in players if totals[p] == low]
+
+
+def to_lowest(low: list[str], payers: list[str] | tuple[str, ...], amount: int, reason: str) -> list[Payment]:
+    """Each of ``low`` gets ``amount`` from every payer not in ``low`` (tied players do not pay each other, B-03)."""
+    return [Payment(p, w, amount, reason) for w in low for p in payers if p not in low]
+
+
+def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
+    """The knocker wins only when strictly lower than every other player (A12.4, B-01)."""
+    mine = totals[knocker]
+    if all(mine < t for p, t in totals.items() if p != knocker):
+        return "knocker_won"
+    return "knocker_caught"
+
+
+def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], scheme: str) -> list[Payment]:
+    """Payments when the knocker is not strictly lowest (A12.5-A12.7, B-02 to B-04, C6 ``caught-scheme``)."""
+    others = [p for p in seats if p != knocker]
+    k = totals[knocker]
+    catchers = [p for p in others if totals[p] <= k]
+    low = lowest(others, totals)
+    ledger: list[Payment] = []
+    if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in catchers]
+        if scheme == "pagat":
+            ledger += to_lowest(low, seats, 1, "low_hand")
+        elif scheme == "pagat_without_knocker_base":
+            ledger += to_lowest(low, others, 1, "low_hand")
+    elif scheme == "double_to_low_only":
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
+    elif scheme == "double_to_low_plus_others_base":
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
+        ledger += to_lowest(low, others, 1, "low_hand")
+    elif scheme == "dropper_pays_all_stakes":
+        ledger += [Payment(knocker, p, len(seats) - 1, "caught_penalty") for p in low]
+    else:  # pragma: no cover - options are validated
+        raise ValueError(f"unknown caught scheme {scheme!r}")
+    return ledger
+
+
+def settle_classic(ending: Ending, options: dict) -> list[Payment]:
+    """The base game's ledger for any ending (A5.2, A5.3, A12)."""
+    e = ending.end
+    seats = ending.seats
+    if e == "initial_tonk":
+        return from_each(ending.player, seats, 2, "initial_tonk")
+    if e == "tonk_out":
+        return from_each(ending.player, seats, 2, "tonk_out")
+    if e == "out_by_discard":
+        return from_each(ending.player, seats, 1, "out_by_discard")
+    if e == "knock":
+        if ending.outcome == "knocker_won":
+            return from_each(ending.player, seats, 1, "knock_win")
+        return settle_caught(ending.player, seats, ending.totals, options.get("caught_scheme", "pagat"))
+    if e == "stock_exhausted":
+        low = lowest(seats, ending.totals)
+        if len(low) > 1 and options.get("stock_tie", "split_as_catch") == "draw":
+            return []
+        return to_lowest(low, seats, 1, "stock_exhausted_low")
+    # initial_tonk_draw, turn_cap: nobody pays
+    return []
+
+
+def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
+    net = {p: 0 for p in seats}
+    for pay in ledger:
+        net[pay.from_] -= pay.amount
+        net[pay.to] += pay.amount
+    return net

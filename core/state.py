@@ -1,0 +1,261 @@
+"""State: everything ``decide`` needs, rebuilt by folding events with ``evolve``.
+
+``evolve`` is rule-free: it applies the facts an event carries and consults
+no plugin, so a recorded game replays without the variants that produced it.
+For speed it updates the state it is given in place and returns it (the
+fold of a fresh :class:`State` is the replay); ``decide`` never mutates.
+
+Piles are Python lists with the **top at the end** (``stock[-1]`` is the next
+card drawn); events list them top first.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .events import (
+    CardDiscarded,
+    CardDrawn,
+    CardHit,
+    EmptyStockCalled,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    HandEnded,
+    Knocked,
+    RulesetSpec,
+    SpreadFacts,
+    SpreadLaid,
+)
+
+
+class Spread:
+    """A spread on the table.  ``cards`` in table order (runs ascending)."""
+
+    __slots__ = ("id", "owner", "kind", "cards", "jokers_as")
+
+    def __init__(self, id: str, owner: str, kind: str, cards: tuple[str, ...], jokers_as: dict[str, str] | None = None):
+        self.id = id
+        self.owner = owner
+        self.kind = kind
+        self.cards = cards
+        self.jokers_as = jokers_as or {}
+
+    def facts(self) -> SpreadFacts:
+        return SpreadFacts(self.id, self.owner, self.kind, self.cards, dict(self.jokers_as))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Spread) and all(getattr(self, a) == getattr(other, a) for a in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"Spread({self.id}, {self.owner}, {self.kind}, {' '.join(self.cards)})"
+
+
+class State:
+    """The position of a game: table, seats, running totals and the hand in play."""
+
+    __slots__ = (
+        "game_id",
+        "players",
+        "seat_of",
+        "ruleset",
+        "dealer",
+        "hand_no",
+        "net",
+        "in_hand",
+        "hands",
+        "stock",
+        "discard",
+        "table",
+        "next_spread_no",
+        "to_act",
+        "drew",
+        "drawn_card",
+        "turn_no",
+        "turn_hits",
+        "turn_spreads",
+        "hand_log",
+        "dealt",
+        "last_ending",
+        "game_over",
+        "knocker",
+    )
+
+    def __init__(self) -> None:
+        self.game_id: str = ""
+        self.players: tuple[str, ...] = ()
+        self.seat_of: dict[str, int] = {}
+        self.ruleset: RulesetSpec | None = None
+        self.dealer: str = ""
+        self.hand_no: int = 0
+        self.net: dict[str, int] = {}
+        self.in_hand: bool = False
+        self.hands: dict[str, list[str]] = {}
+        self.stock: list[str] = []
+        self.discard: list[str] = []
+        self.table: dict[str, Spread] = {}
+        self.next_spread_no: int = 1
+        self.to_act: str = ""
+        self.drew: str | None = None  # None, "stock" or "discard" this turn
+        self.drawn_card: str | None = None
+        self.turn_no: int = 0
+        self.turn_hits: int = 0
+        self.turn_spreads: list[str] = []
+        self.hand_log: list[Event] = []
+        self.dealt: HandDealt | None = None
+        self.last_ending: HandEnded | None = None
+        self.game_over: bool = False
+        self.knocker: str | None = None
+
+    # --- reading -----------------------------------------------------------------
+    def left_of(self, player: str) -> str:
+        """The player to the left (next clockwise) of ``player``."""
+        return self.players[(self.seat_of[player] + 1) % len(self.players)]
+
+    @property
+    def discard_top(self) -> str | None:
+        return self.discard[-1] if self.discard else None
+
+    @property
+    def next_dealer(self) -> str:
+        return self.left_of(self.dealer)
+
+    def copy(self) -> "State":
+        new = State.__new__(State)
+        for a in State.__slots__:
+            setattr(new, a, getattr(self, a))
+        new.net = dict(self.net)
+        new.hands = {p: list(h) for p, h in self.hands.items()}
+        new.stock = list(self.stock)
+        new.discard = list(self.discard)
+        new.table = {k: Spread(s.id, s.owner, s.kind, s.cards, dict(s.jokers_as)) for k, s in self.table.items()}
+        new.turn_spreads = list(self.turn_spreads)
+        new.hand_log = list(self.hand_log)
+        return new
+
+    def snapshot(self) -> dict:
+        """A plain-data picture of the state (for comparing a fold with the live state)."""
+        return {
+            "game_id": self.game_id,
+            "players": list(self.players),
+            "dealer": self.dealer,
+            "hand_no": self.hand_no,
+            "net": dict(self.net),
+            "in_hand": self.in_hand,
+            "hands": {p: list(h) for p, h in self.hands.items()},
+            "stock": list(self.stock),
+            "discard": list(self.discard),
+            "table": [(s.id, s.owner, s.kind, list(s.cards), dict(s.jokers_as)) for s in self.table.values()],
+            "to_act": self.to_act,
+            "drew": self.drew,
+            "drawn_card": self.drawn_card,
+            "turn_no": self.turn_no,
+            "turn_hits": self.turn_hits,
+            "turn_spreads": list(self.turn_spreads),
+            "hand_log_len": len(self.hand_log),
+            "game_over": self.game_over,
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.snapshot() == other.snapshot()
+
+
+def _next_turn(state: State) -> None:
+    state.to_act = state.left_of(state.to_act)
+    state.drew = None
+    state.drawn_card = None
+    state.turn_hits = 0
+    state.turn_spreads = []
+    state.turn_no += 1
+
+
+def _spread_no(spread_id: str) -> int:
+    digits = "".join(ch for ch in spread_id if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def evolve(state: State, event: Event) -> State:
+    """Apply one event's facts to ``state`` (in place) and return it."""
+    t = type(event)
+    if t is CardDrawn:
+        p = event.player
+        if event.source == "stock":
+            state.stock.pop()
+        else:
+            state.discard.pop()
+        state.hands[p].append(event.card)
+        state.drew = event.source
+        state.drawn_card = event.card
+    elif t is CardDiscarded:
+        p = event.player
+        state.hands[p].remove(event.card)
+        state.discard.append(event.card)
+        if state.hands[p]:
+            _next_turn(state)
+    elif t is SpreadLaid:
+        hand = state.hands[event.player]
+        for c in event.cards:
+            hand.remove(c)
+        state.table[event.spread_id] = Spread(event.spread_id, event.player, event.kind, event.cards, dict(event.jokers_as))
+        state.next_spread_no = max(state.next_spread_no, _spread_no(event.spread_id) + 1)
+        state.turn_spreads.append(event.spread_id)
+    elif t is CardHit:
+        state.hands[event.player].remove(event.card)
+        s = state.table[event.spread_id]
+        s.cards = event.cards
+        s.jokers_as = dict(event.jokers_as)
+        state.turn_hits += 1
+    elif t is Knocked:
+        state.knocker = event.player
+    elif t is EmptyStockCalled:
+        pass
+    elif t is HandEnded:
+        state.in_hand = False
+        state.last_ending = event
+        for pay in event.ledger:
+            state.net[pay.from_] -= pay.amount
+            state.net[pay.to] += pay.amount
+        state.dealer = event.next_dealer
+    elif t is HandDealt:
+        state.hand_no = event.hand_no
+        state.dealer = event.dealer
+        state.in_hand = True
+        state.hands = {p: list(event.hands.get(p, ())) for p in state.players}
+        state.stock = list(reversed(event.stock))
+        state.discard = list(reversed(event.discard))
+        state.table = {s.id: Spread(s.id, s.owner, s.kind, tuple(s.cards), dict(s.jokers_as)) for s in event.table}
+        state.next_spread_no = max([_spread_no(s.id) for s in event.table], default=0) + 1
+        state.to_act = event.first_player
+        state.drew = None
+        state.drawn_card = None
+        state.turn_no = 1
+        state.turn_hits = 0
+        state.turn_spreads = []
+        state.hand_log = []
+        state.dealt = event
+        state.last_ending = None
+        state.knocker = None
+    elif t is GameStarted:
+        state.game_id = event.game_id
+        state.players = tuple(event.players)
+        state.seat_of = {p: i for i, p in enumerate(event.players)}
+        state.ruleset = event.ruleset
+        state.dealer = event.dealer
+        state.net = {p: 0 for p in event.players}
+    elif t is GameEnded:
+        state.game_over = True
+        state.in_hand = False
+    else:  # pragma: no cover - the union is closed
+        raise TypeError(f"not an event: {event!r}")
+    if state.in_hand or t is HandEnded:
+        state.hand_log.append(event)
+    return state
+
+
+def fold(events: Iterable[Event], state: State | None = None) -> State:
+    """Replay: the state after ``events`` (from a fresh state unless one is given)."""
+    state = State() if state is None else state
+    for e in events:
+        evolve(state, e)
+    return state

@@ -1,0 +1,118 @@
+"""The base game of ``rules.md`` section A with the defaults of section B, as the default plugin.
+
+Registered first in every ruleset, so it answers each first-answer hook only
+when no variant does.  The rules themselves live in :mod:`tonk.core.spreads`
+(books, runs, hits) and :mod:`tonk.core.settlement` (payouts); the turn
+structure (knock, draw, spread, hit, discard) is in :mod:`tonk.core.decide`.
+"""
+
+from __future__ import annotations
+
+from ..core.cards import BASE_POINTS, RANK_OF, STANDARD_DECK, is_joker
+from ..core.errors import IllegalAction
+from ..core.settlement import CAUGHT_SCHEMES, STOCK_TIES, knock_outcome_strict, settle_classic
+from ..core.spreads import check_natural_hit, check_natural_spread, natural_spread_candidates
+from . import OptionSpec, VariantInfo, hookimpl
+
+VARIANT = VariantInfo(
+    name="classic",
+    summary="The base game: 52 cards, 2-3 players, 5 cards each, knock at the start of a turn (rules.md A, B).",
+    options=(
+        OptionSpec("base_stake", "int", 1, "the agreed basic stake; ledger amounts are in these units", minimum=1),
+        OptionSpec("cards_per_player", "int", 5, "cards dealt to each player (A4.1)", minimum=1, maximum=25),
+        OptionSpec("initial_tonk_totals", "int_list", [49, 50], "dealt totals that are an initial tonk (A5.1)", minimum=0),
+        OptionSpec("caught_scheme", "str", "pagat", "how a caught knocker pays (B-02, C6 caught-scheme)", choices=CAUGHT_SCHEMES),
+        OptionSpec("stock_tie", "str", "split_as_catch", "a tie for lowest when the stock runs dry (B-06)", choices=STOCK_TIES),
+        OptionSpec("knock_timing", "str", "start_of_turn", "when a knock is allowed (A7.1, B-08)", choices=("start_of_turn", "before_discard")),
+        OptionSpec("jokers", "int", 0, "jokers in the deck (0 unless a variant adds them)", minimum=0, maximum=2),
+        OptionSpec(
+            "max_turns_per_hand",
+            "int",
+            0,
+            "host safeguard (B-31): end a hand with no payments after this many turns; 0 = no cap",
+            minimum=0,
+        ),
+    ),
+)
+
+
+@hookimpl
+def tonk_deck(ruleset):
+    return list(STANDARD_DECK)
+
+
+@hookimpl
+def tonk_card_points(card, ruleset):
+    if is_joker(card):
+        return None
+    return BASE_POINTS[RANK_OF[card]]
+
+
+@hookimpl
+def tonk_player_range(ruleset):
+    return (2, 3)
+
+
+@hookimpl
+def tonk_deal_size(num_players, ruleset):
+    return ruleset.options["cards_per_player"]
+
+
+@hookimpl
+def tonk_upcard(ruleset):
+    return True
+
+
+@hookimpl
+def tonk_initial_tonks(hands, totals, ruleset):
+    wanted = set(ruleset.options["initial_tonk_totals"])
+    return [p for p, t in totals.items() if t in wanted]
+
+
+@hookimpl
+def tonk_check_spread(cards, jokers_as, ruleset):
+    if any(is_joker(c) for c in cards) or jokers_as:
+        raise IllegalAction("INVALID_SPREAD", "A8.1", "jokers are not part of the base game")
+    return check_natural_spread(cards)
+
+
+@hookimpl
+def tonk_check_hit(spread, card, joker_as, ruleset):
+    if is_joker(card) or joker_as:
+        raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", "jokers are not part of the base game")
+    return check_natural_hit(spread.kind, spread.cards, card)
+
+
+@hookimpl
+def tonk_spread_candidates(hand, ruleset):
+    return natural_spread_candidates(hand)
+
+
+@hookimpl
+def tonk_hit_options(spread, card, ruleset):
+    return [None]
+
+
+@hookimpl
+def tonk_knock_timing(ruleset):
+    return ruleset.options["knock_timing"]
+
+
+@hookimpl
+def tonk_knock_outcome(knocker, totals, ruleset):
+    return knock_outcome_strict(knocker, totals)
+
+
+@hookimpl
+def tonk_settle(ending, state, ruleset):
+    return settle_classic(ending, ruleset.options)
+
+
+@hookimpl
+def tonk_turn_end(state, player, ruleset):
+    return None
+
+
+@hookimpl
+def tonk_check_options(options, variants):
+    return None

@@ -1,0 +1,137 @@
+"""Finding variants: the entry-point group ``tonk.variants``, and single files by path.
+
+Each entry point names a module (or object) with a ``VARIANT`` attribute.  The
+built-in catalogue is declared in the project's own ``pyproject.toml`` under
+the same group, so built-ins and third-party variants are found the same way.
+``BUILTIN_MODULES`` is the fallback for a checkout whose installed metadata
+predates a new built-in (an editable install not yet re-installed).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import RulesetError, UnknownVariant
+from . import VariantInfo, variant_info
+
+ENTRY_POINT_GROUP = "tonk.variants"
+
+#: built-in variants, module paths under tonk.variants (see pyproject.toml)
+BUILTIN_MODULES: tuple[str, ...] = ("tonk.variants.classic",)
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A variant that can be used: its plugin object, info, and where it came from."""
+
+    plugin: Any
+    info: VariantInfo
+    dist: str
+    version: str
+    source: str  # "entry-point", "builtin" or "file:<path>"
+
+
+class Registry:
+    """Name (or alias) -> variant."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, Registered] = {}
+        self._alias: dict[str, str] = {}
+        self.problems: list[str] = []
+
+    def add(self, plugin: Any, dist: str, version: str, source: str) -> Registered:
+        info = variant_info(plugin)
+        reg = Registered(plugin, info, dist, version, source)
+        existing = self._by_name.get(info.name)
+        if existing is not None and existing.plugin is not plugin:
+            if existing.source == "builtin" and source != "builtin":
+                pass  # the installed entry point supersedes the fallback
+            elif source == "builtin":
+                return existing
+            else:
+                raise RulesetError(
+                    f"two plugins claim the variant name {info.name!r}: {existing.source} ({existing.dist}) and {source} ({dist})"
+                )
+        self._by_name[info.name] = reg
+        for a in info.aliases:
+            self._alias[a] = info.name
+        return reg
+
+    def canonical(self, name: str) -> str:
+        if name in self._by_name:
+            return name
+        if name in self._alias:
+            return self._alias[name]
+        raise UnknownVariant(name, [n for n in self._by_name if n != "classic"])
+
+    def get(self, name: str) -> Registered:
+        return self._by_name[self.canonical(name)]
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._by_name or name in self._alias
+
+    def all(self) -> list[Registered]:
+        return list(self._by_name.values())
+
+    def load_file(self, path: str | Path) -> Registered:
+        """Load a one-off variant from a Python file (``--variant-file``)."""
+        p = Path(path)
+        if not p.is_file():
+            raise RulesetError(f"variant file {str(p)!r} does not exist")
+        mod_name = f"tonk_variant_file_{abs(hash(str(p.resolve())))}"
+        spec = importlib.util.spec_from_file_location(mod_name, p)
+        if spec is None or spec.loader is None:
+            raise RulesetError(f"variant file {str(p)!r} cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[mod_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:  # a user's file: report, do not crash
+            raise RulesetError(f"variant file {str(p)!r} failed to import: {type(exc).__name__}: {exc}") from exc
+        try:
+            return self.add(module, "file", _file_version(module), f"file:{p}")
+        except TypeError as exc:
+            raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
+
+
+def _file_version(module: Any) -> str:
+    return str(getattr(module, "__version__", "0"))
+
+
+def _dist_of(ep: metadata.EntryPoint) -> tuple[str, str]:
+    dist = getattr(ep, "dist", None)
+    if dist is None:
+        return ("unknown", "0")
+    return (dist.metadata["Name"], dist.version)
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """Every installed variant (cached for the process)."""
+    reg = Registry()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist, version = _dist_of(ep)
+        try:
+            obj = ep.load()
+            reg.add(obj, dist, version, "entry-point")
+        except RulesetError:
+            raise
+        except Exception as exc:  # a broken third-party plugin must not break the engine
+            reg.problems.append(f"entry point {ep.name!r} ({dist}) failed to load: {type(exc).__name__}: {exc}")
+    try:
+        own_version = metadata.version("tonk")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        own_version = "0"
+    for mod in BUILTIN_MODULES:
+        reg.add(importlib.import_module(mod), "tonk", own_version, "builtin")
+    return reg
