@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .decide import initial_tonk_events
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
 from .events import CardDrawn, EmptyStockCalled, HandDealt, SpreadFacts, SpreadLaid
 from .game import Game, command_from
@@ -112,7 +111,18 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
         }
     results = []
     for a in rec.actions:
-        r: dict[str, Any] = {"seq": a.seq, "player": a.player, "action": a.action, "legal": True}
+        r: dict[str, Any] = {
+            "seq": a.seq,
+            "player": a.player,
+            "action": a.action,
+            "legal": True,
+            "violation": None,
+            "rule": None,
+            "message": None,
+            "drawn": None,
+            "spread_id": None,
+            "effect": None,
+        }
         try:
             events = game.play(command_from(a.action, a.player, a.fields))
         except IllegalAction as exc:

@@ -1,0 +1,136 @@
+"""``tonk adjudicate FILE``: the verdict on written-down hands (cases/README.md format)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from ..core.adjudication import adjudicate, compare
+from ..core.handrecord import load_records
+from .app import app, fail, reported
+from .render import card, cards, console, err_console, ledger_lines, print_json
+
+
+def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
+    act = a["action"]
+    if act == "spread":
+        return "spread " + cards(raw.get("cards", []))
+    if act == "hit":
+        return f"hit {card(raw.get('card'))} on {raw.get('target')}"
+    if act == "discard":
+        return f"discard {card(raw.get('card'))}"
+    return act
+
+
+def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
+    out = console()
+    title = f" {v.get('title')}" if v.get("title") else ""
+    out.print(f"\n[bold]{v['id']}[/bold]{title}")
+    if v["status"] == "skipped":
+        out.print(f"  [yellow]skipped[/yellow]: {v['reason']}")
+        return
+    if "deal" in v:
+        d = v["deal"]
+        out.print(f"  deal: upcard {card(d['discard_top'])}, stock {d['stock_size']}")
+        for p, h in d["hands"].items():
+            out.print(f"    {p}: {cards(h)}")
+    raw_actions = raw.get("actions", [])
+    if v["actions"]:
+        t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
+        t.add_column("seq", justify="right")
+        t.add_column("player")
+        t.add_column("action")
+        t.add_column("verdict")
+        for a, ra in zip(v["actions"], raw_actions):
+            if a["legal"]:
+                extra = []
+                if a.get("drawn"):
+                    extra.append(f"drew {card(a['drawn'])}")
+                if a.get("spread_id"):
+                    extra.append(f"as {a['spread_id']}")
+                if a.get("effect"):
+                    extra.append("stock empty: hand ends")
+                verdict = "[green]legal[/green]" + (" " + ", ".join(extra) if extra else "")
+            else:
+                verdict = f"[red]illegal[/red] {a['violation']} ({a['rule']}): {a['message']}"
+            t.add_row(str(a["seq"]), a["player"], _describe_action(a, ra), verdict)
+        out.print(t)
+    end = v["end"]
+    if end is None:
+        out.print("  end: [yellow]the hand has not ended[/yellow]")
+    else:
+        who = end.get("player") or ", ".join(end.get("players", []))
+        outcome = f" ({end['outcome']})" if end.get("outcome") else ""
+        out.print(f"  end: [bold]{end['type']}[/bold] {who}{outcome}")
+    for p, h in v["final_hands"].items():
+        out.print(f"    {p}: {cards(h)}  total {v['hand_totals'][p]}")
+    for s in v["final_table"]:
+        out.print(f"    {s['id']} ({s['owner']}, {s['kind']}): {cards(s['cards'])}")
+    if v["ledger"]:
+        out.print("  ledger:")
+        for line in ledger_lines(v["ledger"]):
+            out.print(f"    {line}")
+    else:
+        out.print("  ledger: [dim]no payments[/dim]")
+    out.print("  net: " + ", ".join(f"{p} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {v['next_dealer']}")
+    if diffs is not None:
+        if diffs:
+            for d in diffs:
+                out.print(f"  [red]differs[/red] {d}")
+        else:
+            out.print("  [green]matches expected[/green]")
+
+
+@app.command("adjudicate")
+def adjudicate_cmd(
+    file: Path = typer.Argument(..., help="A hand-record JSON file: one case, or {\"cases\": [...]}"),
+    json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
+    check: bool = typer.Option(False, "--check", help="Compare each case with its expected block; exit 1 on any difference."),
+    case: list[str] = typer.Option([], "--case", "-c", help="Only the case(s) with this id."),
+) -> None:
+    """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
+    with reported():
+        raws = load_records(file)
+    if case:
+        wanted = set(case)
+        raws = [r for r in raws if isinstance(r, dict) and r.get("id") in wanted]
+        if not raws:
+            raise fail(f"{file}: no case with id {', '.join(case)}")
+    verdicts = []
+    failures = 0
+    errors = 0
+    for i, raw in enumerate(raws):
+        v = adjudicate(raw, i)
+        diffs = None
+        if check and v["status"] == "ok":
+            diffs = compare(v, raw)
+            v["check"] = {"ok": not diffs, "differences": diffs}
+            failures += bool(diffs)
+        if v["status"] == "error":
+            errors += 1
+        verdicts.append((v, raw, diffs))
+    if json_out:
+        print_json({"cases": [v for v, _, _ in verdicts]})
+    else:
+        for v, raw, diffs in verdicts:
+            if v["status"] == "error":
+                err_console().print(f"error: {v['message']}", markup=False)
+                continue
+            _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
+        n_ok = sum(1 for v, _, _ in verdicts if v["status"] == "ok")
+        n_skip = sum(1 for v, _, _ in verdicts if v["status"] == "skipped")
+        summary = f"\n{len(verdicts)} case(s): {n_ok} adjudicated, {n_skip} skipped, {errors} malformed"
+        if check:
+            summary += f"; {n_ok - failures} match expected, {failures} differ"
+        console().print(summary)
+    if errors:
+        raise typer.Exit(2)
+    if failures:
+        if json_out:
+            for v, _, diffs in verdicts:
+                for d in diffs or []:
+                    err_console().print(f"{v['id']}: {d}", markup=False)
+        raise typer.Exit(1)

@@ -1,0 +1,208 @@
+"""Audit: re-run the rules over a recorded game and check every recorded event.
+
+The game is audited under the ruleset pinned in its ``game_started`` event
+(never under other rules: a missing variant or another version of one is an
+error, :class:`RulesetError`).  Each recorded event is turned back into the
+command that produced it; ``decide`` is asked again and what it produces
+must equal, field for field, what was recorded.  The first divergence is a
+finding naming the event's sequence number (1-based position in the game),
+the hand, the rule, and what was expected against what was recorded; the
+audit of that game stops there, since everything after it rests on a state
+the rules never reached.
+
+Also checked: card conservation at every deal and hand end (every card of
+the deck exactly once across hands, piles and table),
+the commitment of every deal (ledgers are re-derived, so zero-sum by
+construction), and a ``game_ended`` net equal to the running
+totals.  Hash chains are the event store's business (``tonk.storage``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+import msgspec
+
+from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .dealing import commitment
+from .decide import decide
+from .errors import IllegalAction, RulesetError
+from .events import (
+    CardDiscarded,
+    CardDrawn,
+    CardHit,
+    EmptyStockCalled,
+    Event,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    HandEnded,
+    Knocked,
+    SpreadLaid,
+    event_type,
+)
+from .ruleset import Ruleset, ruleset_from_spec
+from .state import State, evolve
+
+
+class Finding(msgspec.Struct, frozen=True):
+    """One thing wrong with a recorded game."""
+
+    game_id: str
+    seq: int
+    hand_no: int
+    rule: str
+    message: str
+    expected: object = None
+    recorded: object = None
+
+
+class AuditReport(msgspec.Struct):
+    game_id: str
+    events: int
+    hands: int
+    findings: list[Finding] = []
+
+    @property
+    def clean(self) -> bool:
+        return not self.findings
+
+
+def command_for(event: Event):
+    """The command that produced a recorded event (``None`` for events no command asks for)."""
+    t = type(event)
+    if t is CardDrawn:
+        return DrawStock(event.player) if event.source == "stock" else DrawDiscard(event.player)
+    if t is CardDiscarded:
+        return Discard(event.player, event.card)
+    if t is SpreadLaid:
+        return LaySpread(event.player, tuple(event.cards), dict(event.jokers_as))
+    if t is CardHit:
+        return Hit(event.player, event.card, event.spread_id, event.jokers_as.get(event.card))
+    if t is Knocked:
+        return Knock(event.player)
+    if t is EmptyStockCalled:
+        return DrawStock(event.player)
+    if t is HandDealt and not event.explicit:
+        return DealHand(deck=tuple(event.deck))
+    return None
+
+
+def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
+    """Why the cards in play are not exactly the deck, or ``None``."""
+    seen = Counter()
+    for h in state.hands.values():
+        seen.update(h)
+    seen.update(state.stock)
+    seen.update(state.discard)
+    for s in state.table.values():
+        seen.update(s.cards)
+    want = Counter(deck)
+    if seen == want:
+        return None
+    extra = sorted((seen - want).elements())
+    missing = sorted((want - seen).elements())
+    parts = []
+    if extra:
+        parts.append("extra or doubled: " + " ".join(extra))
+    if missing:
+        parts.append("missing: " + " ".join(missing))
+    return "cards are not each exactly once (" + "; ".join(parts) + ")"
+
+
+def _plain(e: Event) -> object:
+    return msgspec.to_builtins(e)
+
+
+def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, registry=None) -> AuditReport:
+    """Audit one game's events.  Raises :class:`RulesetError` if its rules are not installed."""
+    it = iter(events)
+    first = next(it, None)
+    if not isinstance(first, GameStarted):
+        gid = getattr(first, "game_id", "?")
+        rep = AuditReport(gid, 0 if first is None else 1, 0)
+        rep.findings.append(Finding(gid, 1, 0, "log", "a game's log must start with game_started", None, event_type(first) if first else None))
+        return rep
+    gid = first.game_id
+    if ruleset is None:
+        ruleset = ruleset_from_spec(first.ruleset, registry=registry)
+    state = evolve(State(), first)
+    report = AuditReport(gid, 1, 0)
+    findings = report.findings
+
+    def finding(seq: int, rule: str, message: str, expected=None, recorded=None) -> None:
+        findings.append(Finding(gid, seq, state.hand_no, rule, message, expected, recorded))
+
+    events_list = list(it)
+    report.events = 1 + len(events_list)
+    i = 0
+    n = len(events_list)
+    while i < n:
+        e = events_list[i]
+        seq = i + 2
+        t = type(e)
+        if t is GameStarted:
+            finding(seq, "log", "a second game_started in one game", None, _plain(e))
+            return report
+        if t is GameEnded:
+            if state.in_hand:
+                finding(seq, "log", "game_ended while a hand is in play", None, _plain(e))
+                return report
+            if e.net and e.net != state.net:
+                finding(seq, "A12", "the game's closing net does not equal the sum of its ledgers", state.net, e.net)
+                return report
+            evolve(state, e)
+            i += 1
+            continue
+        if t is HandDealt and e.explicit:
+            if state.in_hand:
+                finding(seq, "log", "a new position while a hand is in play", None, _plain(e))
+                return report
+            evolve(state, e)
+            problem = conservation_problem(state, ruleset.deck)
+            if problem:
+                finding(seq, "A1.1", problem)
+                return report
+            report.hands += 1
+            i += 1
+            continue
+        cmd = command_for(e)
+        if cmd is None:
+            finding(seq, "log", f"{event_type(e)} does not follow from any action here", None, _plain(e))
+            return report
+        if t is HandDealt and e.commitment != commitment(e.deck):
+            finding(seq, "A4", "the deal's commitment is not the sha256 of its deck order", commitment(e.deck), e.commitment)
+            return report
+        try:
+            expected = decide(state, cmd, ruleset)
+        except IllegalAction as exc:
+            finding(seq, exc.rule, f"illegal {event_type(e)}: {exc.message} [{exc.code}]", None, _plain(e))
+            return report
+        except Exception as exc:  # a setup error on a deal (wrong deck) and the like
+            finding(seq, "A4", f"{event_type(e)} cannot be re-derived: {exc}", None, _plain(e))
+            return report
+        recorded = events_list[i : i + len(expected)]
+        for k, want in enumerate(expected):
+            got = recorded[k] if k < len(recorded) else None
+            if got != want:
+                rule = "A12" if isinstance(want, HandEnded) else "log"
+                what = event_type(want)
+                if got is None:
+                    msg = f"the log ends where the rules produce {what}"
+                elif isinstance(want, HandEnded) and isinstance(got, HandEnded):
+                    msg = "the hand's recorded ending (totals, ledger or next dealer) is not what the rules produce"
+                else:
+                    msg = f"recorded {event_type(got)} differs from what the rules produce ({what})"
+                finding(seq + k, rule, msg, _plain(want), _plain(got) if got is not None else None)
+                return report
+        for ev in recorded:
+            evolve(state, ev)
+            if type(ev) is HandDealt:
+                report.hands += 1
+                problem = conservation_problem(state, ruleset.deck)
+                if problem:
+                    finding(seq, "A1.1", problem)
+                    return report
+        i += len(expected)
+    return report
