@@ -15,12 +15,11 @@ from collections import Counter
 from typing import Any
 
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
-from .events import CardDrawn, EmptyStockCalled, HandDealt, SpreadFacts, SpreadLaid
+from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
 from .game import Game, command_from
 from .handrecord import HandRecord, case_id_of, parse_record
 from .ruleset import Ruleset
 from .settlement import net_of
-from .dealing import commitment
 
 
 def setup_game(rec: HandRecord, ruleset: Ruleset) -> Game:
@@ -28,12 +27,12 @@ def setup_game(rec: HandRecord, ruleset: Ruleset) -> Game:
     def err(where: str, what: str) -> HandRecordError:
         return HandRecordError(f"case {rec.id}: {where}: {what}")
 
-    try:
-        game = Game.new(rec.players, ruleset=ruleset, dealer=rec.dealer, game_id=f"case-{rec.id}", seed=0)
-    except SetupError as exc:
-        raise err("players", str(exc)) from None
     deck_cards = set(ruleset.deck)
     if rec.mode == "deck":
+        try:
+            game = Game.new(rec.players, ruleset=ruleset, dealer=rec.dealer, game_id=f"case-{rec.id}", seed=0)
+        except SetupError as exc:
+            raise err("players", str(exc)) from None
         deck = rec.deck or []
         unknown = [c for c in deck if c not in deck_cards]
         if unknown:
@@ -60,20 +59,20 @@ def setup_game(rec: HandRecord, ruleset: Ruleset) -> Game:
         except IllegalAction as exc:
             raise err(f"setup.table[{i}]", f"spread {s.id} is not valid: {exc.message}") from None
         table.append(SpreadFacts(s.id, s.owner, shape.kind, tuple(shape.cards), dict(shape.jokers_as)))
-    dealt = HandDealt(
-        hand_no=1,
-        dealer=rec.dealer,
-        first_player=rec.to_act,
-        deck=(),
-        commitment=commitment(()),
-        hands={p: tuple(rec.hands[p]) for p in rec.players},
-        discard=tuple(rec.discard),
-        stock=tuple(rec.stock),
-        table=tuple(table),
-        explicit=True,
-    )
-    game._apply(dealt)
-    return game
+    try:
+        return Game.from_position(
+            rec.players,
+            dealer=rec.dealer,
+            hands=rec.hands,
+            stock=rec.stock,
+            discard=rec.discard,
+            table=table,
+            to_act=rec.to_act,
+            ruleset=ruleset,
+            game_id=f"case-{rec.id}",
+        )
+    except SetupError as exc:
+        raise err("setup", str(exc)) from None
 
 
 def _spread_json(s) -> dict[str, Any]:

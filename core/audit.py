@@ -19,7 +19,6 @@ totals.  Hash chains are the event store's business (``tonk.storage``).
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Iterable
 
 import msgspec
@@ -43,7 +42,7 @@ from .events import (
     event_type,
 )
 from .ruleset import Ruleset, ruleset_from_spec
-from .state import State, evolve
+from .state import State, conservation_problem, evolve
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -87,28 +86,6 @@ def command_for(event: Event):
     if t is HandDealt and not event.explicit:
         return DealHand(deck=tuple(event.deck))
     return None
-
-
-def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
-    """Why the cards in play are not exactly the deck, or ``None``."""
-    seen = Counter()
-    for h in state.hands.values():
-        seen.update(h)
-    seen.update(state.stock)
-    seen.update(state.discard)
-    for s in state.table.values():
-        seen.update(s.cards)
-    want = Counter(deck)
-    if seen == want:
-        return None
-    extra = sorted((seen - want).elements())
-    missing = sorted((want - seen).elements())
-    parts = []
-    if extra:
-        parts.append("extra or doubled: " + " ".join(extra))
-    if missing:
-        parts.append("missing: " + " ".join(missing))
-    return "cards are not each exactly once (" + "; ".join(parts) + ")"
 
 
 def _plain(e: Event) -> object:

@@ -21,13 +21,13 @@ from typing import Any, Iterable, Sequence
 
 from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
-from .dealing import cut_for_dealer
+from .dealing import commitment, cut_for_dealer
 from .decide import decide
 from .errors import SetupError
-from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded
+from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, SpreadFacts
 from .legal import legal_actions
 from .ruleset import Ruleset
-from .state import State, evolve, fold
+from .state import State, conservation_problem, evolve, fold
 
 
 class Game:
@@ -73,6 +73,46 @@ class Game:
             game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128))) if seed is not None else str(uuid.uuid4())
         game = cls(ruleset, seed=seed)
         game._apply(GameStarted(game_id=game_id, players=players, dealer=dealer, ruleset=ruleset.spec, cut=cut))
+        return game
+
+    @classmethod
+    def from_position(
+        cls,
+        players: Sequence[str],
+        *,
+        dealer: str,
+        hands: dict[str, Sequence[str]],
+        stock: Sequence[str] = (),
+        discard: Sequence[str] = (),
+        table: Sequence[SpreadFacts] = (),
+        to_act: str | None = None,
+        ruleset: Ruleset | None = None,
+        game_id: str | None = None,
+    ) -> "Game":
+        """A game at a mid-hand position (a hand record's explicit setup), at the start of
+        ``to_act``'s turn: piles top first, spreads already checked.  No initial-tonk check
+        is made.  Every card of the ruleset's deck must appear exactly once."""
+        ruleset = ruleset or Ruleset()
+        game = cls.new(players, ruleset=ruleset, dealer=dealer, seed=0, game_id=game_id)
+        to_act = to_act or game.state.left_of(dealer)
+        if to_act not in game.state.seat_of:
+            raise SetupError(f"{to_act!r} (to act) is not one of the players")
+        dealt = HandDealt(
+            hand_no=1,
+            dealer=dealer,
+            first_player=to_act,
+            deck=(),
+            commitment=commitment(()),
+            hands={p: tuple(hands.get(p, ())) for p in game.players},
+            discard=tuple(discard),
+            stock=tuple(stock),
+            table=tuple(table),
+            explicit=True,
+        )
+        game._apply(dealt)
+        problem = conservation_problem(game.state, ruleset.deck)
+        if problem:
+            raise SetupError(f"the position is not a whole deck: {problem}")
         return game
 
     @classmethod
@@ -175,9 +215,3 @@ def command_from(action: str, player: str, fields: dict[str, Any]) -> Command:
     if action == "discard":
         return Discard(player, parse_card(fields["card"]))
     raise SetupError(f"unknown action {action!r} (knock, draw_stock, draw_discard, spread, hit, discard)")
-
-
-def deal_position(game: Game, hand: HandDealt) -> list[Event]:
-    """Load an explicit position (a hand record's mid-hand setup) as the next hand."""
-    game._apply(hand)
-    return [hand]

@@ -11,6 +11,7 @@ card drawn); events list them top first.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 from .events import (
@@ -159,6 +160,28 @@ class State:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.snapshot() == other.snapshot()
+
+
+def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
+    """Why the cards in play are not exactly the deck, or ``None``."""
+    seen = Counter()
+    for h in state.hands.values():
+        seen.update(h)
+    seen.update(state.stock)
+    seen.update(state.discard)
+    for s in state.table.values():
+        seen.update(s.cards)
+    want = Counter(deck)
+    if seen == want:
+        return None
+    extra = sorted((seen - want).elements())
+    missing = sorted((want - seen).elements())
+    parts = []
+    if extra:
+        parts.append("extra or doubled: " + " ".join(extra))
+    if missing:
+        parts.append("missing: " + " ".join(missing))
+    return "cards are not each exactly once (" + "; ".join(parts) + ")"
 
 
 def _next_turn(state: State) -> None:
