@@ -28,6 +28,128 @@ from .ruleset import Ruleset
 from .settlement import Ending
 from .state import State
 
+# --- direct hook calls -------------------------------------------------------------------
+#
+# Simulation throughput is dominated by hook calls: pluggy's generic call path
+# (keyword checks, a copy of the implementation list, ``_multicall``) costs
+# more than most hook bodies.  ``shortcuts(ruleset)`` resolves each hot hook
+# once per ruleset into a plain function that calls the same implementations,
+# in the same order, with the same first-answer / collected semantics.  Only
+# plain implementations qualify (no wrappers, no keyword-only defaults) and only
+# with pluggy's own call loop in place (no tracing or monitoring); otherwise
+# the ruleset's own method is used, so the answers are the same either way.
+
+try:  # pluggy's default call loop; tracing/monitoring replaces it on the manager
+    from pluggy._callers import _multicall as _PLUGGY_MULTICALL
+except Exception:  # pragma: no cover - another pluggy layout: never shortcut
+    _PLUGGY_MULTICALL = None
+
+
+def _direct_hook(ruleset: Ruleset, name: str):
+    """A plain function calling first-answer hook ``name``'s implementations like pluggy does, or ``None``."""
+    pm = getattr(ruleset, "pm", None)
+    if pm is None or _PLUGGY_MULTICALL is None or getattr(pm, "_inner_hookexec", None) is not _PLUGGY_MULTICALL:
+        return None
+    caller = getattr(ruleset.hook, name, None)
+    if caller is None or caller.spec is None:
+        return None
+    spec_args = tuple(caller.spec.argnames)
+    plan = []
+    for impl in reversed(caller.get_hookimpls()):  # pluggy calls the last registered first
+        if impl.hookwrapper or impl.wrapper or impl.kwargnames:
+            return None
+        if any(a not in spec_args for a in impl.argnames):
+            return None
+        plan.append((impl.function, tuple(spec_args.index(a) for a in impl.argnames)))
+    if not plan:
+        return None
+    if len(plan) == 1 and plan[0][1] == tuple(range(len(spec_args))):
+        return plan[0][0]
+
+    def first(*args):
+        for fn, idx in plan:
+            r = fn(*[args[i] for i in idx])
+            if r is not None:
+                return r
+        return None
+
+    return first
+
+
+class Shortcuts:
+    """The hot hook calls of one ruleset, resolved once (see :func:`shortcuts`).
+
+    Each method answers exactly what the ruleset's method of the same name
+    answers.  ``classic_hits`` is true when hits are checked by the base
+    game alone (then a hit can fit only a book of its rank or a run of its
+    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates).
+    """
+
+    __slots__ = (
+        "ruleset",
+        "knock_outcome",
+        "settle",
+        "initial_tonks",
+        "check_spread",
+        "check_hit",
+        "spread_candidates",
+        "hit_options",
+        "deck_set",
+        "classic_hits",
+        "has_vetoes",
+    )
+
+    def __init__(self, ruleset: Ruleset, *, direct: bool = True):
+        rs = self.ruleset = ruleset
+        if not direct:  # every call through the ruleset (the reference the tests compare with)
+
+            def _direct(rs, name):  # noqa: F811 - shadows the module function on purpose
+                return None
+
+        else:
+            _direct = _direct_hook
+        f = _direct(rs, "tonk_knock_outcome")
+        self.knock_outcome = (lambda knocker, totals: f(knocker, totals, rs)) if f else rs.knock_outcome
+        f_settle = _direct(rs, "tonk_settle")
+        self.settle = (lambda ending, state: list(f_settle(ending, state, rs) or [])) if f_settle else rs.settle
+        f_tonks = _direct(rs, "tonk_initial_tonks")
+        self.initial_tonks = (lambda hands, totals: list(f_tonks(hands, totals, rs) or [])) if f_tonks else rs.initial_tonks
+        f_spread = _direct(rs, "tonk_check_spread")
+        self.check_spread = (lambda cards, jokers_as: f_spread(cards, jokers_as, rs)) if f_spread else rs.check_spread
+        f_hit = _direct(rs, "tonk_check_hit")
+        self.check_hit = (lambda spread, card, joker_as: f_hit(spread, card, joker_as, rs)) if f_hit else rs.check_hit
+        f_cands = _direct(rs, "tonk_spread_candidates")
+        self.spread_candidates = (lambda hand: f_cands(hand, rs) or []) if f_cands else rs.spread_candidates
+        f_opts = _direct(rs, "tonk_hit_options")
+        self.hit_options = (lambda spread, card: f_opts(spread, card, rs) or [None]) if f_opts else rs.hit_options
+        self.deck_set = frozenset(rs.deck)
+        self.has_vetoes = bool(rs.has_vetoes)
+        self.classic_hits = _only_classic(rs, "tonk_check_hit") and _only_classic(rs, "tonk_hit_options")
+
+
+def _only_classic(ruleset: Ruleset, name: str) -> bool:
+    """Whether hook ``name`` is answered by the base game's implementation alone."""
+    from ..variants import classic
+
+    caller = getattr(ruleset.hook, name, None)
+    if caller is None:
+        return False
+    impls = caller.get_hookimpls()
+    return len(impls) == 1 and impls[0].function is getattr(classic, name, None) and not (impls[0].hookwrapper or impls[0].wrapper)
+
+
+def shortcuts(ruleset: Ruleset) -> Shortcuts:
+    """The :class:`Shortcuts` of ``ruleset`` (built on first use, then kept on the ruleset)."""
+    sc = getattr(ruleset, "_decide_shortcuts", None)
+    if sc is None or sc.ruleset is not ruleset:
+        sc = Shortcuts(ruleset)
+        try:
+            ruleset._decide_shortcuts = sc  # type: ignore[attr-defined]
+        except AttributeError:  # pragma: no cover - a ruleset with __slots__: rebuild each time
+            pass
+    return sc
+
+
 # --- ending a hand ---------------------------------------------------------------------
 
 
@@ -39,7 +161,7 @@ def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None
 
 def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
     """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left)."""
-    ledger = ruleset.settle(ending, state)
+    ledger = shortcuts(ruleset).settle(ending, state)
     return HandEnded(
         hand_no=state.hand_no,
         end=ending.end,
@@ -107,7 +229,7 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
         raise IllegalAction("KNOCK_NOT_AT_TURN_START", "A7.1", "a knock is only allowed at the start of your turn, before drawing")
     _veto(state, cmd, ruleset)
     totals = totals_of(state, ruleset)
-    outcome = ruleset.knock_outcome(p, totals)
+    outcome = shortcuts(ruleset).knock_outcome(p, totals)
     ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
     first = Knocked(player=p)
     return [first, end_hand(_post_state(state, [first]), ruleset, ending, state.hands)]
@@ -154,7 +276,7 @@ def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
     for c in cards:
         if c not in hand:
             raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
-    shape = ruleset.check_spread(cards, dict(cmd.jokers_as))
+    shape = shortcuts(ruleset).check_spread(cards, dict(cmd.jokers_as))
     _veto(state, cmd, ruleset)
     sid = f"S{state.next_spread_no}"
     ev = SpreadLaid(player=p, spread_id=sid, kind=shape.kind, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
@@ -169,9 +291,11 @@ def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
     spread = state.table.get(cmd.target)
     if spread is None:
         raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
-    shape = ruleset.check_hit(spread, cmd.card, cmd.joker_as)
+    shape = shortcuts(ruleset).check_hit(spread, cmd.card, cmd.joker_as)
     _veto(state, cmd, ruleset)
     ev = CardHit(player=p, spread_id=spread.id, card=cmd.card, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
+    if len(state.hands[p]) > 1:  # cards left after the hit: no tonk out (the card is in hand)
+        return [ev]
     return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=(cmd.card,)), p)
 
 
@@ -182,10 +306,13 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     _in_hand(state, p, cmd.card, "A7.4")
     _veto(state, cmd, ruleset)
     ev = CardDiscarded(player=p, card=cmd.card)
-    hands = _hands_after(state, p, remove=(cmd.card,))
-    if not hands[p]:
+    if len(state.hands[p]) == 1:  # the last card (it is in hand): out by discard
+        hands = _hands_after(state, p, remove=(cmd.card,))
         ending = _ending(state, ruleset, "out_by_discard", p, hands)
         return [ev, end_hand(_post_state(state, [ev]), ruleset, ending, hands)]
+    if not ruleset.has_turn_end and not (ruleset.max_turns and state.turn_no >= ruleset.max_turns):
+        return [ev]
+    hands = _hands_after(state, p, remove=(cmd.card,))
     after = None
     if ruleset.has_turn_end:
         after = _post_state(state, [ev])
@@ -226,7 +353,8 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}")
     if cmd.deck is not None:
         deck = tuple(cmd.deck)
-        if sorted(deck) != sorted(ruleset.deck):
+        # the same test as comparing sorted lists, since the ruleset's deck holds each card once
+        if len(deck) != len(ruleset.deck) or set(deck) != shortcuts(ruleset).deck_set:
             raise SetupError("the deck given is not exactly the ruleset's deck (every card once)")
     elif cmd.seed is not None:
         deck = tuple(shuffled(ruleset.deck, cmd.seed))
@@ -249,12 +377,12 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
 
 def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> list[Event]:
     """A5, B-19: the initial-tonk check right after the deal, before the first turn."""
-    after = _post_state(state, [dealt])
     hands = {p: list(h) for p, h in dealt.hands.items()}
-    totals = totals_of(after, ruleset, hands)
-    tonkers = ruleset.initial_tonks(hands, totals)
+    totals = totals_of(state, ruleset, hands)  # the seats are the same before and after the deal
+    tonkers = shortcuts(ruleset).initial_tonks(hands, totals)
     if not tonkers:
         return []
+    after = _post_state(state, [dealt])
     if len(tonkers) == 1:
         ending = Ending(end="initial_tonk", seats=state.players, totals=totals, player=tonkers[0])
     else:

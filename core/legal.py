@@ -1,15 +1,29 @@
-"""Legal actions for the player to act, consistent with ``decide`` by construction.
+"""Legal actions for the player to act, consistent with ``decide``.
 
-Candidates are generated from the position (draws, knocks, every spread the
-ruleset can form from the hand, every card on every spread, every discard)
-and each one is kept only if ``decide`` accepts it: every generated action is
-accepted and every rejected one is absent.
+Two ways to the same list:
+
+* :func:`legal_actions_checked` generates candidates from the position
+  (draws, knocks, every spread the ruleset can form from the hand, every card
+  on every spread, every discard) and keeps each one only if ``decide``
+  accepts it.  Consistent with ``decide`` by construction, and slow: every
+  knock candidate settles a whole hand.
+* :func:`legal_actions` is the fast path used in play and simulation.  When
+  the ruleset has no veto hooks, ``decide`` accepts a candidate exactly when
+  its base-game checks pass (whose turn, draw first, cards held, a non-empty
+  discard pile) and the ruleset's spread or hit check does not raise
+  :class:`IllegalAction`; those checks are made directly, in the same order,
+  without building events or settling a hand.  With veto hooks it falls back
+  to the checked path.  This relies on the hookspecs' contract that only the
+  spread and hit checks and vetoes forbid actions (settlement, knock outcome
+  and turn-end hooks never raise ``IllegalAction``); the tests compare both
+  paths, list for list, on random positions under every installed variant.
 """
 
 from __future__ import annotations
 
+from .cards import ORDER_OF, RANK_OF, SUIT_OF
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .decide import decide
+from .decide import decide, shortcuts
 from .errors import IllegalAction
 from .ruleset import Ruleset
 from .state import State
@@ -46,6 +60,72 @@ def is_legal(state: State, command, ruleset: Ruleset) -> bool:
     return True
 
 
-def legal_actions(state: State, ruleset: Ruleset) -> list:
-    """The actions the player to act may take now."""
+def legal_actions_checked(state: State, ruleset: Ruleset) -> list:
+    """The legal actions, each candidate confirmed by ``decide`` (the reference path)."""
     return [c for c in candidate_actions(state, ruleset) if is_legal(state, c, ruleset)]
+
+
+def _could_fit_classic(spread, card: str) -> bool:
+    """A necessary condition for the base game's hit check to accept ``card`` on ``spread``:
+    a book takes only its rank while it has fewer than four cards; a run takes only the
+    next card of its suit at either end (A9.2)."""
+    cards = spread.cards
+    if spread.kind == "book":
+        return RANK_OF[card] == RANK_OF[cards[0]] and len(cards) < 4
+    if SUIT_OF[card] != SUIT_OF[cards[0]]:
+        return False
+    o = ORDER_OF[card]
+    return o == ORDER_OF[cards[-1]] + 1 or o == ORDER_OF[cards[0]] - 1
+
+
+def legal_actions(state: State, ruleset: Ruleset) -> list:
+    """The actions the player to act may take now (same list, same order as
+    :func:`legal_actions_checked`)."""
+    if not state.in_hand:
+        return []
+    sc = shortcuts(ruleset)
+    if sc.has_vetoes:
+        return legal_actions_checked(state, ruleset)
+    p = state.to_act
+    if state.drew is None:
+        # start of a turn: a knock is allowed (A7.1), so is asking for the stock even when it
+        # is empty (A11.2); the discard pile must hold a card (B-29)
+        if state.discard:
+            return [Knock(p), DrawStock(p), DrawDiscard(p)]
+        return [Knock(p), DrawStock(p)]
+    hand = state.hands[p]
+    out: list = []
+    if ruleset.knock_timing == "before_discard":
+        out.append(Knock(p))
+    candidates = sc.spread_candidates(hand)
+    if candidates:
+        held = set(hand)
+        check_spread = sc.check_spread
+        for shape in candidates:
+            cards = tuple(shape.cards)
+            cmd = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
+            if not all(c in held for c in cards):
+                continue
+            try:
+                check_spread(list(cards), dict(cmd.jokers_as))
+            except IllegalAction:
+                continue
+            out.append(cmd)
+    distinct = dict.fromkeys(hand)
+    if state.table:
+        check_hit = sc.check_hit
+        hit_options = sc.hit_options
+        classic = sc.classic_hits
+        for spread in state.table.values():
+            for card in distinct:
+                if classic and not _could_fit_classic(spread, card):
+                    continue
+                for joker_as in hit_options(spread, card):
+                    try:
+                        check_hit(spread, card, joker_as)
+                    except IllegalAction:
+                        continue
+                    out.append(Hit(p, card, spread.id, joker_as))
+    for card in distinct:
+        out.append(Discard(p, card))
+    return out

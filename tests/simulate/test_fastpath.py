@@ -1,0 +1,116 @@
+"""The fast paths of legal-action generation and of hook calls agree with the reference paths.
+
+``legal_actions`` (no ``decide`` per candidate) must give exactly the list of
+``legal_actions_checked`` (every candidate confirmed by ``decide``), in the
+same order; and ``decide`` with direct hook calls must give exactly the events
+it gives when every hook goes through pluggy.  Checked on random positions
+under every installed variant and a spread of options.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tonk.core import Game, IllegalAction, Ruleset, decide
+from tonk.core.decide import Shortcuts, shortcuts
+from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
+from tonk.variants.registry import default_registry
+
+OPTION_SETS = [
+    {},
+    {"knock_timing": "before_discard"},
+    {"cards_per_player": 7},
+    {"max_turns_per_hand": 3},
+    {"stock_tie": "draw", "caught_scheme": "double_to_low_only"},
+]
+
+
+def rulesets():
+    out = [(name, (), opts) for name, opts in [("classic", o) for o in OPTION_SETS]]
+    for name in default_registry().names():
+        if name != "classic":
+            out.append((name, (name,), {}))
+    return out
+
+
+def _build(variants, options):
+    try:
+        return Ruleset(variants, options)
+    except Exception as exc:  # a variant that needs options of its own
+        pytest.skip(f"ruleset {variants} {options} cannot be built without more options: {exc}")
+
+
+def _walk(ruleset: Ruleset, seed: int, hands: int):
+    """Yield every position of ``hands`` random hands (patient play: few knocks)."""
+    rng = random.Random(seed)
+    lo, hi = ruleset.player_range
+    players = [f"P{i}" for i in range(1, rng.randint(lo, min(hi, 4)) + 1)]
+    game = Game.new(players, ruleset=ruleset, seed=seed)
+    for _ in range(hands):
+        game.deal()
+        steps = 0
+        while game.in_hand and steps < 400:
+            yield game
+            legal = game.legal_actions()
+            patient = [a for a in legal if type(a).__name__ != "Knock"]
+            game.play(rng.choice(patient if patient and rng.random() < 0.95 else legal))
+            steps += 1
+        while game.in_hand:  # the empty-stock dance went on: end it with a knock
+            game.play(_end_now(game))
+
+
+def _end_now(game):
+    from tonk.core import Knock
+
+    return Knock(game.to_act) if not game.state.drew else next(a for a in game.legal_actions() if type(a).__name__ == "Discard")
+
+
+@pytest.mark.parametrize("label,variants,options", rulesets())
+def test_fast_legal_actions_equal_the_checked_ones(label, variants, options):
+    ruleset = _build(variants, options)
+    positions = 0
+    for seed in range(6):
+        for game in _walk(ruleset, seed, hands=4):
+            fast = legal_actions(game.state, ruleset)
+            checked = legal_actions_checked(game.state, ruleset)
+            assert fast == checked
+            positions += 1
+    assert positions > 50
+
+
+@pytest.mark.parametrize("label,variants,options", rulesets())
+def test_every_candidate_outside_the_fast_list_is_rejected_by_decide(label, variants, options):
+    ruleset = _build(variants, options)
+    for seed in range(3):
+        for game in _walk(ruleset, 100 + seed, hands=3):
+            fast = legal_actions(game.state, ruleset)
+            for cmd in candidate_actions(game.state, ruleset):
+                try:
+                    decide(game.state, cmd, ruleset)
+                    accepted = True
+                except IllegalAction:
+                    accepted = False
+                assert accepted == (cmd in fast), cmd
+
+
+@pytest.mark.parametrize("label,variants,options", rulesets())
+def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, options):
+    fast_rs = _build(variants, options)
+    slow_rs = _build(variants, options)
+    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    assert shortcuts(slow_rs).knock_outcome == slow_rs.knock_outcome  # really the slow path
+    compared = 0
+    for seed in range(4):
+        for game in _walk(fast_rs, 200 + seed, hands=4):
+            for cmd in legal_actions(game.state, fast_rs):
+                assert decide(game.state, cmd, fast_rs) == decide(game.state, cmd, slow_rs)
+                compared += 1
+    assert compared > 100
+
+
+def test_the_classic_base_game_uses_direct_calls():
+    sc = shortcuts(Ruleset())
+    assert sc.classic_hits
+    assert sc.knock_outcome.__name__ == "<lambda>"
