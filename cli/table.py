@@ -44,6 +44,11 @@ def spread_line(s: Any) -> str:
     return f"[bold cyan]{get('id')}[/bold cyan] {get('owner')} {get('kind')}: " + " ".join(card(c) for c in get("cards")) + extra
 
 
+def who_text(player: str, viewer: str) -> str:
+    """A player's name, marked ``(you)`` for the viewer (unless the seat is called "you")."""
+    return f"{player} (you)" if player == viewer and player.lower() != "you" else player
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -77,20 +82,20 @@ def table_lines(view: PlayerView) -> list[str]:
             lines.extend(f"    {spread_line(s)}" for s in view.table)
         else:
             lines.append("  spreads: [dim](none)[/dim]")
-        name_w = max((len(p) for p in view.players), default=0)
+        names = {p: who_text(p, view.viewer) for p in view.players}
+        name_w = max((len(n) for n in names.values()), default=0)
         for p in view.players:
             n = view.hand_sizes.get(p, 0)
             net = view.net.get(p, 0)
             mark = "*" if view.in_hand and p == view.to_act else " "
-            label = f"{mark} {p:<{name_w}}"
+            label = f"{mark} {names[p]:<{name_w}}"
             if view.hands is not None:
                 shown = hand_cards(view.hands.get(p, ()))
             elif p == view.viewer and view.hand is not None:
                 shown = hand_cards(view.hand)
             else:
                 shown = " ".join([BACK] * n) if n <= 12 else f"{BACK} x{n}"
-            you = " (you)" if p == view.viewer else ""
-            lines.append(f"  {label}{you} [dim]{n:>2}[/dim] {shown}  [dim]net {net:+d}[/dim]")
+            lines.append(f"  {label} [dim]{n:>2}[/dim] {shown}  [dim]net {net:+d}[/dim]")
         if view.stock is not None and view.in_hand:
             lines.append("  stock, top first: " + (" ".join(card(c) for c in view.stock) or "[dim](empty)[/dim]"))
     else:
@@ -105,15 +110,12 @@ def event_line(data: dict[str, Any], viewer: str = AUDITOR) -> str:
     """One sentence for an event as ``viewer`` saw it (``data`` from ``event_view``)."""
     t = data.get("type")
     p = data.get("player")
-    if p is not None and p == viewer:
-        p_txt = f"{p} (you)"
-    else:
-        p_txt = str(p)
+    p_txt = who_text(str(p), viewer)
     if t == "game_started":
         rs = data.get("ruleset") or {}
         variants = ", ".join(rs.get("variants") or ()) or "classic"
         stake = (rs.get("options") or {}).get("base_stake", 1)
-        return f"game {data.get('game_id')} started: {', '.join(data.get('players', ()))}; rules {variants}, stake {stake}; first dealer {data.get('dealer')}"
+        return f"game {str(data.get('game_id'))[:8]} started: {', '.join(data.get('players', ()))}; rules {variants}, stake {stake}; first dealer {data.get('dealer')}"
     if t == "hand_dealt":
         kind = "position set up" if data.get("explicit") else "dealt"
         return (

@@ -1,0 +1,360 @@
+"""``tonk audit``: is every recorded game untampered and lawful under its own pinned rules?
+
+Per game, three checks:
+
+* **chain**: the store's hash chain and sequence (``EventStore.verify``);
+* **conservation**: folding the events, every card of the hand's deck is in
+  exactly one place (a hand, the stock, the discard pile, a spread) after
+  every event, and every event applies to the position before it;
+* **rules**: every recorded action is re-run through ``decide`` under the
+  ruleset pinned in ``game_started`` and must produce exactly the recorded
+  events (``core.audit.audit_events``).
+
+Each finding names the game, hand, event seq, rule id and what was expected
+versus recorded.  Exit 0 when every game is clean, 1 with findings, 2 when a
+game cannot be audited (unknown id, missing database, a variant the game was
+recorded with is not installed).
+
+With ``--rules``/``--option`` the command re-adjudicates the recorded actions
+under other house rules instead (``core.reconsider``) and exits 0 unless the
+input is bad.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from .app import Failure, app, reported, settings
+
+# --- the checks (plain data, shared by the human and the JSON output) ----------------------
+
+
+def _finding(gid: str, check: str, seq: int | None, hand_no: int | None, rule: str, message: str, expected: Any = None, recorded: Any = None) -> dict[str, Any]:
+    return {
+        "game_id": gid,
+        "check": check,
+        "seq": seq,
+        "hand_no": hand_no,
+        "rule": rule,
+        "message": message,
+        "expected": expected,
+        "recorded": recorded,
+    }
+
+
+def hand_at(events: list, seq: int | None) -> int | None:
+    """The number of the hand event ``seq`` belongs to (0 before the first deal)."""
+    from ..core.events import HandDealt
+
+    if seq is None:
+        return None
+    hand = 0
+    for e in events[:seq]:
+        if type(e) is HandDealt:
+            hand = e.hand_no
+    return hand
+
+
+def conservation_findings(gid: str, events: list) -> list[dict[str, Any]]:
+    """Fold the events; after each one inside a hand every card of the hand's deck must be
+    in exactly one place.  The first problem is the finding (what follows rests on it)."""
+    from collections import Counter
+
+    from ..core.events import HandDealt, event_type
+    from ..core.state import State, conservation_problem, evolve
+
+    state = State()
+    deck: tuple[str, ...] | None = None
+    for seq, e in enumerate(events, start=1):
+        try:
+            evolve(state, e)
+        except Exception as exc:
+            return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", f"{event_type(e)} cannot be applied to the position before it ({type(exc).__name__}: {exc})")]
+        if type(e) is HandDealt:
+            if e.deck:
+                deck = tuple(e.deck)
+            else:  # an explicit position: its own cards, each once
+                cards: list[str] = [c for h in e.hands.values() for c in h] + list(e.stock) + list(e.discard)
+                cards += [c for s in e.table for c in s.cards]
+                doubled = sorted(c for c, n in Counter(cards).items() if n > 1)
+                if doubled:
+                    return [_finding(gid, "conservation", seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))]
+                deck = tuple(cards)
+        if deck is not None and (state.in_hand or type(e).__name__ == "HandEnded"):
+            problem = conservation_problem(state, deck)
+            if problem:
+                return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", problem)]
+    return []
+
+
+def audit_game(store, gid: str) -> dict[str, Any]:
+    """Every check on one stored game, as the documented JSON object."""
+    import msgspec
+
+    from ..core.audit import audit_events
+    from ..core.errors import RulesetError
+    from ..storage import StoreError
+
+    result: dict[str, Any] = {
+        "game_id": gid,
+        "verdict": "clean",
+        "events": 0,
+        "hands": 0,
+        "checks": {"chain": "ok", "conservation": "not run", "rules": "not run"},
+        "findings": [],
+        "error": None,
+    }
+    findings = result["findings"]
+    chain = store.verify(gid)
+    events: list = []
+    decoded = True
+    try:
+        for _, e in store.iter_events(gid):
+            events.append(e)
+    except StoreError as exc:
+        decoded = False
+        seq = len(events) + 1
+        findings.append(_finding(gid, "decode", seq, hand_at(events, seq), "log", str(exc)))
+    for c in chain:
+        findings.insert(0, _finding(gid, "chain", c.seq, hand_at(events, c.seq), "chain", c.message, c.expected, c.found))
+        result["checks"]["chain"] = "failed"
+    result["events"] = store.version(gid)
+    if decoded:
+        cons = conservation_findings(gid, events)
+        findings.extend(cons)
+        result["checks"]["conservation"] = "failed" if cons else "ok"
+        try:
+            report = audit_events(events)
+        except RulesetError as exc:
+            result["verdict"] = "error"
+            result["error"] = str(exc)
+        else:
+            result["hands"] = report.hands
+            for f in report.findings:
+                findings.append(_finding(gid, "rules", f.seq, f.hand_no, f.rule, f.message, _plain(f.expected, msgspec), _plain(f.recorded, msgspec)))
+            result["checks"]["rules"] = "failed" if report.findings else "ok"
+    if findings and result["verdict"] != "error":
+        result["verdict"] = "findings"
+    return result
+
+
+def _plain(value: Any, msgspec) -> Any:
+    return msgspec.to_builtins(value) if value is not None else None
+
+
+# --- people's output -------------------------------------------------------------------------
+
+
+def _short(value: Any, width: int = 60) -> str:
+    import json
+
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def expected_vs_recorded(expected: Any, recorded: Any) -> list[str]:
+    """Lines naming what was expected against what was recorded (only differing fields of events)."""
+    if isinstance(expected, dict) and isinstance(recorded, dict):
+        keys = [k for k in dict.fromkeys([*expected, *recorded]) if expected.get(k) != recorded.get(k)]
+        return [f"{k}: expected {_short(expected.get(k))}, recorded {_short(recorded.get(k))}" for k in keys]
+    if expected is None and recorded is None:
+        return []
+    return [f"expected {_short(expected) if expected is not None else '-'}, recorded {_short(recorded) if recorded is not None else '-'}"]
+
+
+def print_audit(result: dict[str, Any], out) -> None:
+    from rich.markup import escape
+
+    gid = result["game_id"]
+    checks = result["checks"]
+    marks = {"ok": "[green]ok[/green]", "failed": "[red]failed[/red]", "not run": "[dim]not run[/dim]"}
+    head = f"[bold]game {gid}[/bold]  {result['hands']} hand(s), {result['events']} events"
+    out.print(head)
+    out.print("  " + " \u00b7 ".join(f"{k} {marks[v]}" for k, v in checks.items()))
+    for f in result["findings"]:
+        hand = f"hand {f['hand_no']}, " if f["hand_no"] else ""
+        out.print(f"  [red]finding[/red] {hand}event {f['seq']}, rule {escape(f['rule'])} ({f['check']}): {escape(f['message'])}")
+        for line in expected_vs_recorded(f["expected"], f["recorded"]):
+            out.print(f"      {escape(line)}")
+    if result["verdict"] == "error":
+        out.print(f"  verdict: [red]cannot audit[/red]: {escape(result['error'])}")
+    elif result["verdict"] == "findings":
+        out.print(f"  verdict: [red]{len(result['findings'])} finding(s)[/red]")
+    else:
+        out.print("  verdict: [green]clean[/green]")
+
+
+def print_reconsideration(r: dict[str, Any], out) -> None:
+    from rich.markup import escape
+
+    from .table import card
+
+    def rules_text(spec: dict[str, Any]) -> str:
+        return ", ".join(spec["variants"]) or "classic"
+
+    def changed_options(spec: dict[str, Any], base: dict[str, Any]) -> str:
+        diff = [f"{k}={v}" for k, v in spec["options"].items() if base["options"].get(k) != v]
+        return f" ({', '.join(diff)})" if diff else ""
+
+    rec, new = r["recorded_rules"], r["rules"]
+    out.print(f"[bold]game {r['game_id']}[/bold]")
+    out.print(f"  recorded under {rules_text(rec)}; reconsidered under {rules_text(new)}{escape(changed_options(new, rec))}")
+    for h in r["hands"]:
+        status = h["status"]
+        label = f"  hand {h['hand_no']} (dealer {h['dealer']}): "
+        if status == "same":
+            out.print(label + "[green]same ending and payout[/green]")
+        elif status == "stopped":
+            s = h["illegal"][0]
+            action = " ".join(_card_word(w, card) for w in s["action"].split())
+            out.print(label + f"[red]stopped[/red] at event {s['seq']}: {s['player']} {action} would be illegal")
+            out.print(f"      {s['code']}, rule {escape(s['rule'])}: {escape(s['message'])}")
+            out.print(f"      {h['replayed']} action(s) replayed, {h['unplayed']} after it not played; ending and payout unknown")
+        elif status == "unfinished":
+            out.print(label + "[yellow]unfinished[/yellow]: the hand would still be in play after every recorded action")
+        elif status == "not_comparable":
+            out.print(label + f"[yellow]not comparable[/yellow]: {escape(h['note'] or '')}")
+        else:
+            word = "ends early" if status == "ended_early" else "different"
+            out.print(label + f"[yellow]{word}[/yellow]")
+        for d in h["differences"]:
+            out.print(f"      {escape(d)}")
+        if h["note"] and status != "not_comparable":
+            out.print(f"      [dim]{escape(h['note'])}[/dim]")
+    fmt = lambda net: ", ".join(f"{p} {n:+d}" for p, n in net.items())  # noqa: E731
+    out.print(f"  net recorded: {fmt(r['recorded_net'])}")
+    partial = "" if r["complete"] else " [dim](only hands that end under both rules)[/dim]"
+    out.print(f"  net under these rules: {fmt(r['net'])}{partial}")
+
+
+def _card_word(word: str, card) -> str:
+    from ..core.cards import RANK_OF
+
+    return card(word) if word in RANK_OF else word
+
+
+# --- the command -----------------------------------------------------------------------------
+
+
+@app.command("audit")
+def audit_cmd(
+    ctx: typer.Context,
+    game_ids: list[str] = typer.Argument(None, help="Games to audit (any unique prefix of an id)."),
+    all_games: bool = typer.Option(False, "--all", "-a", help="Audit every game in the store."),
+    json_out: bool = typer.Option(False, "--json", help="Print the results as JSON (docs/cli-json.md)."),
+    rules: list[str] = typer.Option(
+        [], "--rules", "-r", help="Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."
+    ),
+    option: list[str] = typer.Option([], "--option", "-o", help="With --rules: a ruleset option NAME=VALUE (repeatable)."),
+) -> None:
+    """Audit recorded games: hash chain, card conservation, every action re-run under its rules.
+
+    Exit 0 when clean, 1 with findings, 2 when a game cannot be audited.
+
+    With --rules/--option: re-adjudicate the recorded actions under other house rules and
+    show, hand by hand, which actions would have been illegal and how each payout differs."""
+    from .games_cmd import open_existing_store, resolve_game_id
+
+    game_ids = list(game_ids or [])
+    with reported():
+        if all_games and game_ids:
+            raise Failure("give game ids or --all, not both")
+        if not all_games and not game_ids:
+            raise Failure("name the games to audit, or give --all")
+        store = open_existing_store(settings(ctx).db)
+    try:
+        with reported():
+            known = store.game_ids()
+            ids = known if all_games else list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids))
+            if rules or option:
+                code = _reconsider(store, ids, [r for r in rules if r != "classic"], option, json_out)
+            else:
+                code = _audit(store, ids, json_out)
+    finally:
+        store.close()
+    if code:
+        raise typer.Exit(code)
+
+
+def _progress(json_out: bool, total: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .render import err_console
+
+    err = err_console()
+    return Progress(
+        TextColumn("auditing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=json_out or not err.is_terminal or total < 2,
+    )
+
+
+def _audit(store, ids: list[str], json_out: bool) -> int:
+    from .render import console, print_json
+
+    results = []
+    out = console()
+    with _progress(json_out, len(ids)) as progress:
+        task = progress.add_task("audit", total=len(ids))
+        for gid in ids:
+            results.append(audit_game(store, gid))
+            progress.advance(task)
+    if not json_out:
+        for i, result in enumerate(results):
+            if i:
+                out.print()
+            print_audit(result, out)
+    summary = {
+        "games": len(results),
+        "clean": sum(r["verdict"] == "clean" for r in results),
+        "with_findings": sum(r["verdict"] == "findings" for r in results),
+        "errors": sum(r["verdict"] == "error" for r in results),
+    }
+    if json_out:
+        print_json({"games": results, "summary": summary})
+    else:
+        if not results:
+            out.print("no games to audit")
+        elif len(results) > 1:
+            out.print(
+                f"\n{summary['games']} games: {summary['clean']} clean, {summary['with_findings']} with findings, "
+                f"{summary['errors']} could not be audited"
+            )
+        for r in results:
+            if r["verdict"] == "error":
+                from .render import err_console
+
+                err_console().print(f"error: game {r['game_id']}: {r['error']}", markup=False, highlight=False)
+    if summary["errors"]:
+        return 2
+    return 1 if summary["with_findings"] else 0
+
+
+def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool) -> int:
+    from ..core.events import GameStarted
+    from ..core.reconsider import build_ruleset, reconsider, to_builtins
+    from .render import console, print_json
+
+    results = []
+    for gid in ids:
+        events = store.read(gid)
+        first = events[0] if events else None
+        if not isinstance(first, GameStarted):
+            raise Failure(f"game {gid} does not start with game_started (run tonk audit on it)")
+        ruleset = build_ruleset(variants, option, carry_from=first.ruleset)
+        results.append(to_builtins(reconsider(events, ruleset)))
+    if json_out:
+        print_json({"games": results})
+    else:
+        out = console()
+        for i, r in enumerate(results):
+            if i:
+                out.print()
+            print_reconsideration(r, out)
+    return 0

@@ -1,0 +1,113 @@
+"""``tonk games``: the recorded games (id, when, players and net results, ruleset, hands).
+
+Also home of the store helpers the reading commands share: opening an
+existing store (a missing file is an error, never silently created) and
+resolving a game id, which may be abbreviated to any unique prefix (as git
+does with commit ids); ``tonk games`` shows the first 8 characters.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from .app import Failure, app, reported, settings
+
+SHORT_ID = 8
+
+
+def open_existing_store(path: str):
+    """The store at ``path`` for reading; :class:`Failure` if it does not exist."""
+    from pathlib import Path
+
+    from ..storage import EventStore
+
+    if not Path(path).exists():
+        raise Failure(f"no tonk database at {path} (play a game first, or give --db / TONK_DB)")
+    return EventStore.open(path, create=False)
+
+
+def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
+    """The full id of a game given its id or a unique prefix of it."""
+    ids = store.game_ids() if ids is None else ids
+    if text in ids:
+        return text
+    matches = [g for g in ids if g.startswith(text)] if text else []
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise Failure(f"no game {text!r} in {store.path} (tonk games lists them)")
+    shown = ", ".join(m[: max(SHORT_ID, len(text) + 4)] for m in matches[:5])
+    raise Failure(f"game id {text!r} is ambiguous: {len(matches)} games start with it ({shown}{', ...' if len(matches) > 5 else ''})")
+
+
+def game_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One game as documented in docs/cli-json.md (a stable shape, whatever the store adds)."""
+    return {
+        "game_id": row.get("game_id"),
+        "started_at": row.get("started_at"),
+        "ended_at": row.get("ended_at"),
+        "players": list(row.get("players") or ()),
+        "variants": list(row.get("variants") or ()),
+        "options": dict(row.get("options") or {}),
+        "hands": row.get("hands", 0),
+        "net": dict(row.get("net") or {}),
+        "status": row.get("status"),
+        "events": row.get("events"),
+    }
+
+
+def _when(ts: str | None) -> str:
+    if not ts:
+        return "-"
+    return ts.replace("T", " ")[:16]
+
+
+def _rules(g: dict[str, Any]) -> str:
+    text = ", ".join(g["variants"]) or "classic"
+    stake = g["options"].get("base_stake", 1)
+    return text + (f" \u00d7{stake}" if stake != 1 else "")
+
+
+@app.command("games")
+def games_cmd(
+    ctx: typer.Context,
+    player: Optional[str] = typer.Option(None, "--player", "-p", help="Only games with this player seated."),
+    variant: Optional[str] = typer.Option(None, "--variant", "-v", help="Only games played with this house rule."),
+    json_out: bool = typer.Option(False, "--json", help="Print {\"games\": [...]} as JSON (docs/cli-json.md)."),
+) -> None:
+    """List the recorded games: id, when, players with their net results, ruleset, hands played."""
+    with reported():
+        store = open_existing_store(settings(ctx).db)
+        try:
+            rows = [game_row(r) for r in store.games(player=player, variant=variant)]
+        finally:
+            store.close()
+    if json_out:
+        from .render import print_json
+
+        print_json({"games": rows})
+        return
+    from rich.table import Table
+
+    from .render import console
+
+    out = console()
+    if not rows:
+        filt = " matching the filter" if player or variant else ""
+        out.print(f"no games{filt} in {settings(ctx).db}")
+        return
+    t = Table(box=None, header_style="bold", padding=(0, 1), show_edge=False)
+    t.add_column("game", no_wrap=True)
+    t.add_column("started", no_wrap=True)
+    t.add_column("players (net)")
+    t.add_column("rules")
+    t.add_column("hands", justify="right")
+    t.add_column("status")
+    for g in rows:
+        net = ", ".join(f"{p} {g['net'].get(p, 0):+d}" for p in g["players"])
+        status = "[green]ended[/green]" if g["status"] == "ended" else f"[yellow]{g['status']}[/yellow]"
+        t.add_row(g["game_id"][:SHORT_ID], _when(g["started_at"]), net, _rules(g), str(g["hands"]), status)
+    out.print(t)
+    out.print(f"[dim]{len(rows)} game(s); ids may be abbreviated to any unique prefix[/dim]")

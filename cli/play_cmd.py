@@ -1,0 +1,400 @@
+"""``tonk play``: a hand (or a session of hands) at the terminal against bots.
+
+The table is drawn from the human's own view (``core.views.player_view``), the
+legal actions are offered as a numbered menu and as typed commands, illegal
+input is explained by its violation code, rule id and sentence, and every
+command's events are appended to the store as they happen (with the expected
+version, so a second writer cannot silently interleave).  Input is read line
+by line from stdin, so a pipe works as well as a terminal; end of input stops
+cleanly, leaving an unfinished hand recorded as far as it went.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any, Callable, Optional
+
+import typer
+
+from .app import Failure, app, reported, settings
+
+HELP_TEXT = """\
+Type the number of an action from the menu, or a command:
+  d                 draw from the stock          p   take the discard top
+  k                 knock                        x KD   discard K\u2666
+  s 4H 5H 6H        lay a spread                 h 8S S1   hit 8\u2660 on spread S1
+  s 4H X1=5H 6H     a spread with a joker        h X1=7H S1   hit with a joker
+  t                 draw the table again         ?   this help      q   quit
+Cards: rank (A 2-10 J Q K, T for 10) then suit (S H D C), in any case: 10h, th, Qs."""
+
+
+class QuitRequest(Exception):
+    pass
+
+
+def parse_input(text: str, player: str, legal: list) -> Any:
+    """A command from a line of input: a menu number or a typed command.
+
+    Returns the command, or raises :class:`Failure` with a usage sentence for
+    text that is not a command (whether the command is *legal* is for
+    ``decide`` to say).
+    """
+    from ..core.cards import CardError, parse_card
+    from ..core.game import command_from
+
+    words = text.strip().split()
+    if not words:
+        raise Failure("type a number from the menu or a command (? for help)")
+    head, args = words[0].lower(), words[1:]
+    if head.isdigit():
+        n = int(head)
+        if not 1 <= n <= len(legal):
+            raise Failure(f"there is no action {n}: choose 1 to {len(legal)}")
+        return legal[n - 1]
+    try:
+        if head in ("d", "draw", "stock"):
+            return command_from("draw_stock", player, {})
+        if head in ("p", "pick", "take"):
+            return command_from("draw_discard", player, {})
+        if head in ("k", "knock"):
+            return command_from("knock", player, {})
+        if head in ("s", "spread"):
+            if len(args) < 3:
+                raise Failure("a spread names at least three cards, e.g. s 4H 5H 6H")
+            cards, jokers = [], {}
+            for a in args:
+                c, _, stands = a.partition("=")
+                cards.append(c)
+                if stands:
+                    jokers[c] = stands
+            return command_from("spread", player, {"cards": cards, "jokers_as": jokers})
+        if head in ("h", "hit"):
+            if len(args) != 2:
+                raise Failure("a hit names a card and a spread, e.g. h 8S S1")
+            c, _, stands = args[0].partition("=")
+            target = args[1].upper()
+            return command_from("hit", player, {"card": c, "target": target, "joker_as": stands or None})
+        if head in ("x", "discard"):
+            if len(args) != 1:
+                raise Failure("a discard names one card, e.g. x KD")
+            return command_from("discard", player, {"card": parse_card(args[0])})
+    except CardError as exc:
+        raise Failure(str(exc)) from None
+    raise Failure(f"unknown command {words[0]!r} (? for help)")
+
+
+def typed_form(cmd: Any) -> str:
+    """The short typed command for a command (``h 8S S1``)."""
+    from ..core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+
+    if isinstance(cmd, DrawStock):
+        return "d"
+    if isinstance(cmd, DrawDiscard):
+        return "p"
+    if isinstance(cmd, Knock):
+        return "k"
+    if isinstance(cmd, LaySpread):
+        return "s " + " ".join(f"{c}={cmd.jokers_as[c]}" if c in cmd.jokers_as else c for c in cmd.cards)
+    if isinstance(cmd, Hit):
+        return f"h {cmd.card}{'=' + cmd.joker_as if cmd.joker_as else ''} {cmd.target}"
+    if isinstance(cmd, Discard):
+        return f"x {cmd.card}"
+    return "?"
+
+
+def action_text(cmd: Any, discard_top: str | None = None) -> str:
+    """A menu entry for a legal action, with cards drawn in colour."""
+    from ..core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+    from .table import card
+
+    if isinstance(cmd, DrawStock):
+        return "draw from the stock"
+    if isinstance(cmd, DrawDiscard):
+        return f"take {card(discard_top)} from the discard" if discard_top else "take the discard top"
+    if isinstance(cmd, Knock):
+        return "[bold]knock[/bold]"
+    if isinstance(cmd, LaySpread):
+        return "spread " + " ".join(card(c) for c in cmd.cards)
+    if isinstance(cmd, Hit):
+        return f"hit {card(cmd.card)} on {cmd.target}"
+    if isinstance(cmd, Discard):
+        return f"discard {card(cmd.card)}"
+    return str(cmd)
+
+
+class _RandomBot:
+    """Stand-in used only while ``tonk.core.bots`` is not installed: a uniformly random legal action."""
+
+    name = "random"
+
+    def choose(self, view, legal_actions, rng):
+        return rng.choice(list(legal_actions))
+
+
+def make_bot(kind: str) -> tuple[Any, str | None]:
+    """The bot of that kind and a note when it had to be substituted."""
+    try:
+        from ..core import bots
+    except ImportError:
+        if kind in ("random", "greedy"):
+            note = None if kind == "random" else "the greedy bot is not installed yet; a random bot plays instead"
+            return _RandomBot(), note
+        raise Failure(f"unknown bot {kind!r} (bots: random, greedy)") from None
+    try:
+        return bots.make_bot(kind), None
+    except (KeyError, ValueError, LookupError) as exc:
+        msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
+        raise Failure(msg) from None
+
+
+class PlaySession:
+    """The play loop, free of I/O choices: lines come from ``read_line`` (``None`` at the
+    end of input), markup goes to ``out`` (a rich console), events go to ``record``."""
+
+    def __init__(
+        self,
+        game,
+        human: str,
+        bots: dict[str, Any],
+        *,
+        hands: int,
+        read_line: Callable[[], Optional[str]],
+        out,
+        record: Callable[[list], None],
+        seed: int | None = None,
+        echo: bool = False,
+    ):
+        self.echo = echo
+        self.game = game
+        self.human = human
+        self.bots = bots
+        self.hands = hands
+        self.read_line = read_line
+        self.out = out
+        self.record = record
+        self.rngs = {name: random.Random(f"{seed}:{name}") if seed is not None else random.Random() for name in bots}
+
+    # --- output --------------------------------------------------------------------------
+    def say(self, markup: str = "") -> None:
+        self.out.print(markup)
+
+    def show_events(self, events: list) -> None:
+        from ..core.events import HandEnded
+        from ..core.views import event_view
+        from .table import ending_lines, event_line
+
+        for e in events:
+            data = event_view(e, self.human)
+            if isinstance(e, HandEnded):
+                self.say()
+                for line in ending_lines(data):
+                    self.say(line)
+            else:
+                self.say(f"  [dim]\u00b7[/dim] {event_line(data, self.human)}")
+
+    def show_table(self) -> None:
+        from ..core.views import player_view
+        from .table import table_lines
+
+        self.say()
+        for line in table_lines(player_view(self.game.state, self.human)):
+            self.say(line)
+
+    def show_menu(self, legal: list) -> None:
+        from rich.columns import Columns
+
+        top = self.game.state.discard_top
+        entries = [f"[bold]{i:>2}[/bold] {action_text(c, top)} [dim]{typed_form(c)}[/dim]" for i, c in enumerate(legal, 1)]
+        self.out.print(Columns(entries, padding=(0, 2), expand=False))
+
+    # --- the loop ------------------------------------------------------------------------
+    def apply(self, cmd) -> None:
+        events = self.game.play(cmd)
+        self.record(events)
+        self.show_events(events)
+
+    def human_turn(self) -> None:
+        from ..core.errors import IllegalAction
+
+        redraw = True
+        while True:
+            legal = self.game.legal_actions()
+            if redraw:
+                self.show_table()
+                self.show_menu(legal)
+                redraw = False
+            self.out.print(f"[bold]{self.human}>[/bold] ", end="")
+            self.out.file.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                raise EOFError
+            if self.echo:  # input from a pipe: keep the transcript readable
+                self.out.print(line.rstrip("\n"), markup=False, highlight=False)
+            text = line.strip()
+            if not text:
+                continue
+            low = text.lower()
+            if low in ("q", "quit", "exit"):
+                raise QuitRequest
+            if low in ("?", "help"):
+                self.say(HELP_TEXT)
+                continue
+            if low in ("t", "table"):
+                redraw = True
+                continue
+            try:
+                cmd = parse_input(text, self.human, legal)
+                self.apply(cmd)
+            except Failure as exc:
+                self.say(f"[yellow]not understood[/yellow]: {exc.message}")
+                continue
+            except IllegalAction as exc:
+                self.say(f"[red]illegal[/red] ({exc.code}, rule {exc.rule}): {exc.message}")
+                continue
+            return
+
+    def bot_turn(self, name: str) -> None:
+        from ..core.views import player_view
+
+        legal = self.game.legal_actions()
+        cmd = self.bots[name].choose(player_view(self.game.state, name), legal, self.rngs[name])
+        self.apply(cmd)
+
+    def run(self) -> str:
+        """Play the hands; returns ``finished``, ``eof`` or ``quit``."""
+        game = self.game
+        self.record(list(game.events))
+        self.show_events(list(game.events))
+        try:
+            for _ in range(self.hands):
+                events = game.deal()
+                self.record(events)
+                self.say()
+                self.show_events(events)
+                while game.in_hand:
+                    if game.to_act == self.human:
+                        self.human_turn()
+                    else:
+                        self.bot_turn(game.to_act)
+                self.say(self._net_line())
+        except EOFError:
+            self.stopped("input ended")
+            return "eof"
+        except QuitRequest:
+            self.stopped("you quit")
+            return "quit"
+        ended = game.end("played")
+        self.record([ended])
+        self.say(f"\n[bold]game over[/bold] after {game.state.hand_no} hand(s). {self._net_line()}")
+        self.say(f"recorded as game {game.game_id}")
+        return "finished"
+
+    def _net_line(self) -> str:
+        from .table import net_line
+
+        return net_line(self.game.net)
+
+    def stopped(self, why: str) -> None:
+        g = self.game
+        where = f"hand {g.state.hand_no} stays unfinished" if g.in_hand else "no hand in play"
+        self.say(f"{why}: game {g.game_id} is recorded as far as it went ({where}). {self._net_line()}")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _stdin_line() -> Optional[str]:
+    line = sys.stdin.readline()
+    return line if line else None
+
+
+@app.command("play")
+def play_cmd(
+    ctx: typer.Context,
+    seat: str = typer.Option("you", "--seat", help="Your name at the table."),
+    bot: list[str] = typer.Option(
+        [], "--bot", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
+    ),
+    stake: Optional[int] = typer.Option(None, "--stake", min=1, help="The base stake (option base_stake)."),
+    variant: list[str] = typer.Option([], "--variant", "-v", help="A house rule (variant) to play with; repeatable."),
+    option: list[str] = typer.Option([], "--option", "-o", help="A ruleset option NAME=VALUE; repeatable."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
+    hands: int = typer.Option(1, "--hands", "-n", min=1, help="How many hands to play."),
+    max_turns: Optional[int] = typer.Option(
+        None, "--max-turns", min=0, help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
+    ),
+) -> None:
+    """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
+    from ..core.game import Game
+    from ..core.reconsider import build_ruleset, parse_option_pairs
+    from .render import console
+
+    with reported():
+        seats, bots, notes = _seats(seat, bot or ["greedy", "greedy"])
+        fixed: dict[str, Any] = {}
+        named = {k for k, _ in parse_option_pairs(option)}
+        if stake is not None:
+            fixed["base_stake"] = stake
+        if max_turns is not None:
+            fixed["max_turns_per_hand"] = max_turns
+        elif "max_turns_per_hand" not in named:
+            fixed["max_turns_per_hand"] = 200
+        ruleset = build_ruleset(variant, option, options=fixed)
+        import uuid
+
+        game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()))
+        store = _open_store(settings(ctx).db)
+    out = console()
+    for n in notes:
+        out.print(f"[dim]note: {n}[/dim]")
+    version = 0
+
+    def record(events: list) -> None:
+        nonlocal version
+        if events:
+            version = store.append(game.game_id, events, version)
+
+    session = PlaySession(
+        game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
+    )
+    try:
+        with reported():
+            session.run()
+    finally:
+        store.close()
+
+
+def _seats(human: str, bot_specs: list[str]) -> tuple[list[str], dict[str, Any], list[str]]:
+    seats = [human]
+    bots: dict[str, Any] = {}
+    notes: list[str] = []
+    kinds_seen: dict[str, int] = {}
+    for spec in bot_specs:
+        name, sep, kind = spec.partition("=")
+        if not sep:
+            kind = name
+            kinds_seen[kind] = kinds_seen.get(kind, 0) + 1
+            name = kind if bot_specs.count(kind) == 1 else f"{kind}{kinds_seen[kind]}"
+        name, kind = name.strip(), kind.strip()
+        if not name or not kind:
+            raise Failure(f"--bot takes a bot kind or SEAT=KIND, not {spec!r}")
+        if name in seats:
+            raise Failure(f"two seats are named {name!r}; name bots with --bot SEAT=KIND")
+        bot, note = make_bot(kind)
+        if note and note not in notes:
+            notes.append(note)
+        seats.append(name)
+        bots[name] = bot
+    return seats, bots, notes
+
+
+def _open_store(path: str):
+    from ..storage import EventStore
+
+    return EventStore.open(path, create=True)
