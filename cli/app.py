@@ -100,3 +100,4 @@ from . import play_cmd as _play_cmd  # noqa: E402,F401
 from . import games_cmd as _games_cmd  # noqa: E402,F401
 from . import replay_cmd as _replay_cmd  # noqa: E402,F401
 from . import audit_cmd as _audit_cmd  # noqa: E402,F401
+from . import store_cmd as _store_cmd  # noqa: E402,F401

@@ -1,0 +1,140 @@
+"""``tonk export``, ``tonk import``, ``tonk verify``, ``tonk schema``: the event store's commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import msgspec
+import typer
+
+from ..core.events import FORMAT_VERSION, Event
+from ..storage import EventStore
+from ..storage.jsonl import FORMAT_NAME, check_file, export_games, write_checked
+from .app import app, fail, reported, settings
+from .render import console, print_json
+
+
+@app.command("export")
+def export_cmd(
+    ctx: typer.Context,
+    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to export, in this order."),
+    all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to FILE instead of standard output."),
+    json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
+) -> None:
+    """Export games as JSONL: a header line, then one event a line with its hash chain."""
+    if bool(game_ids) == all_games:
+        raise fail("name the games to export, or give --all (not both)")
+    db = settings(ctx).db
+    with reported(), EventStore.open(db, create=False) as store:
+        ids = None if all_games else game_ids
+        if output is None:
+            sys.stdout.flush()
+            out = sys.stdout.buffer
+            export_games(store, ids, out)
+            out.flush()
+            return
+        games, events = _export_to_file(store, ids, output)
+    if json_out:
+        print_json({"output": str(output), "games": games, "events": events})
+    else:
+        console().print(f"exported {games} game(s), {events} event(s) to {output}", markup=False)
+
+
+def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -> tuple[int, int]:
+    """Write next to ``output`` and rename into place, so a failed export leaves no partial file."""
+    directory = output.parent if str(output.parent) else Path(".")
+    if not directory.is_dir():
+        raise fail(f"cannot write {output}: directory {directory} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            counts = export_games(store, ids, out)
+        os.replace(tmp, output)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return counts
+
+
+@app.command("import")
+def import_cmd(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="A JSONL file written by tonk export."),
+    strict: bool = typer.Option(True, "--strict/--no-strict", help="Audit every game against its pinned rules before importing."),
+    json_out: bool = typer.Option(False, "--json", help="Print {imported, present, games, events} as JSON."),
+) -> None:
+    """Import games from JSONL; the whole file is validated first and refused whole on any error."""
+    db = Path(settings(ctx).db)
+    with reported():
+        existing = EventStore.open(db, create=False) if db.exists() else None
+        try:
+            checked = check_file(file, existing, strict=strict)
+            if checked.imported:
+                store = existing or EventStore.open(db, create=True)
+                try:
+                    write_checked(store, checked)
+                finally:
+                    if store is not existing:
+                        store.close()
+        finally:
+            if existing is not None:
+                existing.close()
+    if json_out:
+        print_json(checked.as_dict())
+    else:
+        line = f"imported {len(checked.imported)} game(s), {checked.events} event(s)"
+        if checked.present:
+            line += f"; {len(checked.present)} already in the store with the same events"
+        console().print(line, markup=False)
+
+
+@app.command("verify")
+def verify_cmd(
+    ctx: typer.Context,
+    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to verify (default: all)."),
+    json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON."),
+) -> None:
+    """Recompute the hash chains and seq continuity; exit 1 naming each game's first broken link."""
+    with reported(), EventStore.open(settings(ctx).db, create=False) as store:
+        if game_ids:
+            ids = list(dict.fromkeys(game_ids))
+            findings = [f for gid in ids for f in store.verify(gid)]
+            games = len(ids)
+        else:
+            findings = store.verify()
+            games = len(store.game_ids())
+    if json_out:
+        print_json({"ok": not findings, "games": games, "findings": [msgspec.to_builtins(f) for f in findings]})
+    elif findings:
+        for f in findings:
+            console().print(f"game {f.game_id} seq {f.seq}: {f.message} (expected {f.expected}, found {f.found})", markup=False)
+    else:
+        console().print(f"ok: {games} game(s) verified", markup=False)
+    if findings:
+        raise typer.Exit(1)
+
+
+def event_schema() -> dict:
+    """The JSON Schema of the event union, marked with the format name and version."""
+    schema = msgspec.json.schema(Event)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{FORMAT_NAME} event, format version {FORMAT_VERSION}",
+        "x-tonk-format": FORMAT_NAME,
+        "x-tonk-format-version": FORMAT_VERSION,
+        **schema,
+    }
+
+
+@app.command("schema")
+def schema_cmd(
+    json_out: bool = typer.Option(False, "--json", help="Accepted for uniformity: the schema is JSON either way."),
+) -> None:
+    """Print the JSON Schema of the event format (generated from the msgspec definitions) and its version."""
+    print_json(event_schema())

@@ -1,0 +1,292 @@
+"""JSONL export and import of recorded games (format described in docs/event-format.md).
+
+An export is one header line ``{"format":"tonk-events","format_version":N}``
+then one line per stored event, games one after the other, each game's events
+in seq order::
+
+    {"game_id":…,"seq":1,"type":"game_started","recorded_at":…,"hash":…,"prev_hash":…,"command_id":"","payload":{…}}
+
+``payload`` holds the event's canonical bytes verbatim, so the hash chain can
+be checked on import and an export → import → export round trip is
+byte-identical.
+
+Import validates the whole file before writing anything (format, types, seq
+continuity, hash chain, canonical bytes, and — strict, the default — the
+rules, through :func:`tonk.core.audit.audit_events`), then writes every new
+game in one transaction.  A refused file raises :class:`ImportRefused` naming
+the line and the reason, and the store is left as it was.  A game already
+stored with the same events is skipped; with other events it is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import BinaryIO, Iterable, Iterator
+
+import msgspec
+
+from ..core.audit import audit_events
+from ..core.errors import RulesetError
+from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
+from .chain import GENESIS, link_hash
+from .codec import Decoder, first_event
+from .errors import ImportRefused, StoreError, UnknownGame
+from .store import EventStore, Record
+
+FORMAT_NAME = "tonk-events"
+
+
+class Header(msgspec.Struct, frozen=True):
+    format: str
+    format_version: int
+
+
+class _Line(msgspec.Struct, frozen=True):
+    """A line as read: like :class:`Record`, with ``command_id`` optional."""
+
+    game_id: str
+    seq: int
+    type: str
+    recorded_at: str
+    hash: str
+    prev_hash: str
+    payload: msgspec.Raw
+    command_id: str = ""
+
+    def record(self) -> Record:
+        return Record(self.game_id, self.seq, self.type, self.recorded_at, self.hash, self.prev_hash, self.command_id, self.payload)
+
+
+_encoder = msgspec.json.Encoder()
+_header_decoder = msgspec.json.Decoder(Header)
+_line_decoder = msgspec.json.Decoder(_Line)
+
+
+# --- export ---------------------------------------------------------------------------------
+def header_line() -> bytes:
+    return _encoder.encode(Header(FORMAT_NAME, FORMAT_VERSION)) + b"\n"
+
+
+def export_games(store: EventStore, game_ids: Iterable[str] | None, out: BinaryIO) -> tuple[int, int]:
+    """Write the games (all, by id, when ``game_ids`` is None) as JSONL to ``out``.
+    Every id is checked before anything is written.  Returns (games, events)."""
+    ids = store.game_ids() if game_ids is None else list(dict.fromkeys(game_ids))
+    for gid in ids:
+        if not store.version(gid):
+            raise UnknownGame(gid)
+    out.write(header_line())
+    events = 0
+    for gid in ids:
+        for rec in store.records(gid):
+            out.write(_encoder.encode(rec) + b"\n")
+            events += 1
+    return len(ids), events
+
+
+# --- import ---------------------------------------------------------------------------------
+@dataclass
+class ImportResult:
+    """What an import does: ``imported`` new games (``events`` events) and ``present``
+    games already stored with the same events (skipped).  :func:`check_file` fills it
+    in; :func:`write_checked` writes it."""
+
+    path: Path
+    imported: list[str] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    events: int = 0
+    digest: bytes = b""
+
+    def as_dict(self) -> dict:
+        return {"file": str(self.path), "imported": self.imported, "present": self.present, "games": len(self.imported), "events": self.events}
+
+
+@dataclass
+class _Game:
+    game_id: str
+    first_line: int
+    records: list[Record] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    decoder: Decoder | None = None
+
+    def line_of(self, seq: int) -> int:
+        return self.first_line + min(max(seq, 1), len(self.records)) - 1
+
+
+def _lines(f: BinaryIO, digest: "hashlib._Hash") -> Iterator[tuple[int, bytes]]:
+    for n, line in enumerate(f, 1):
+        digest.update(line)
+        yield n, line
+
+
+def _games(f: BinaryIO, source: str, digest: "hashlib._Hash") -> Iterator[_Game]:
+    """Parse and check the file line by line, yielding each game once its lines are read
+    (format, types, seq, chain and payloads checked; rules not yet)."""
+    lines = _lines(f, digest)
+    first = next(lines, None)
+    if first is None:
+        raise ImportRefused(source, 0, f"the file is empty (a {FORMAT_NAME} file starts with its header line)")
+    _check_header(source, first[1])
+    game: _Game | None = None
+    seen: set[str] = set()
+    for n, raw in lines:
+        rec = _parse_line(source, n, raw)
+        if game is None or rec.game_id != game.game_id:
+            if game is not None:
+                yield game
+            if rec.game_id in seen:
+                raise ImportRefused(source, n, f"game {rec.game_id} appears again after other games (a game's events must be contiguous)")
+            seen.add(rec.game_id)
+            game = _Game(rec.game_id, n)
+        _check_link(source, n, game, rec)
+    if game is not None:
+        yield game
+
+
+def _check_header(source: str, raw: bytes) -> None:
+    try:
+        header = _header_decoder.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise ImportRefused(
+            source, 1, f'the first line must be the header {{"format": "{FORMAT_NAME}", "format_version": N}} ({exc})'
+        ) from None
+    if header.format != FORMAT_NAME:
+        raise ImportRefused(source, 1, f"format {header.format!r} is not {FORMAT_NAME!r}")
+    if header.format_version > FORMAT_VERSION:
+        raise ImportRefused(source, 1, f"format version {header.format_version} is newer than this tonk's ({FORMAT_VERSION})")
+    if header.format_version < 1:
+        raise ImportRefused(source, 1, f"format version {header.format_version} does not exist")
+
+
+def _parse_line(source: str, n: int, raw: bytes) -> Record:
+    if not raw.strip():
+        raise ImportRefused(source, n, "empty line")
+    try:
+        line = _line_decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        raise ImportRefused(source, n, f"not an event record: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ImportRefused(source, n, f"invalid JSON: {exc}") from None
+    if line.type not in EVENT_TYPES:
+        raise ImportRefused(source, n, f"unknown event type {line.type!r}")
+    if not line.game_id:
+        raise ImportRefused(source, n, "empty game_id")
+    try:
+        datetime.fromisoformat(line.recorded_at)
+    except ValueError:
+        raise ImportRefused(source, n, f"recorded_at {line.recorded_at!r} is not an ISO 8601 time") from None
+    return line.record()
+
+
+def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
+    gid = game.game_id
+    want = len(game.records) + 1
+    if rec.seq != want:
+        raise ImportRefused(source, n, f"seq gap in game {gid}: expected seq {want}, found {rec.seq}")
+    prev = game.records[-1].hash if game.records else GENESIS
+    if rec.prev_hash != prev:
+        what = "the genesis value" if want == 1 else f"the hash of seq {want - 1}"
+        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: prev_hash {rec.prev_hash} is not {what} ({prev})")
+    data = bytes(rec.payload)
+    computed = link_hash(prev, data)
+    if computed != rec.hash:
+        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: the payload hashes to {computed}, the line says {rec.hash}")
+    try:
+        if want == 1:
+            event, game.decoder = first_event(data)
+        else:
+            event = game.decoder(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, StoreError) as exc:
+        raise ImportRefused(source, n, f"the payload is not a valid {rec.type} event: {exc}") from None
+    tag = event_type(event)
+    if tag != rec.type:
+        raise ImportRefused(source, n, f"the line says type {rec.type} but the payload is {tag}")
+    if want == 1:
+        if not isinstance(event, GameStarted) or event.game_id != gid:
+            raise ImportRefused(source, n, f"game {gid} must start with its own game_started")
+    elif isinstance(event, GameStarted):
+        raise ImportRefused(source, n, f"a second game_started in game {gid}")
+    if game.decoder is decode and encode(event) != data:  # older formats keep the bytes they were hashed with
+        raise ImportRefused(source, n, "the payload is not in canonical form (msgspec re-encoding gives other bytes)")
+    game.records.append(rec)
+    game.events.append(event)
+
+
+def _check_rules(source: str, game: _Game) -> None:
+    try:
+        report = audit_events(game.events)
+    except RulesetError as exc:
+        raise ImportRefused(
+            source, game.first_line, f"game {game.game_id} cannot be audited: {exc} (import with --no-strict to skip the rules check)"
+        ) from None
+    if report.findings:
+        f = report.findings[0]
+        raise ImportRefused(
+            source,
+            game.line_of(f.seq),
+            f"illegal play in game {game.game_id} at seq {f.seq} (hand {f.hand_no}, rule {f.rule}): {f.message}",
+        )
+
+
+def _against_store(store: EventStore, source: str, game: _Game) -> bool:
+    """True if the game is new to the store, False if stored with the same events."""
+    stored = store.version(game.game_id)
+    if not stored:
+        return True
+    if stored == len(game.records) and store.last_hash(game.game_id) == game.records[-1].hash:
+        return False
+    raise ImportRefused(
+        source,
+        game.first_line,
+        f"game {game.game_id} is already in the store with other events (stored: {stored} events, file: {len(game.records)})",
+    )
+
+
+def check_file(path: str | Path, store: EventStore | None, *, strict: bool = True) -> ImportResult:
+    """Validate the whole file against the rules and the store (``None``: an empty store).
+    Raises :class:`ImportRefused`; reads only."""
+    path = Path(path)
+    source = str(path)
+    result = ImportResult(path)
+    digest = hashlib.sha256()
+    with _open(path) as f:
+        for game in _games(f, source, digest):
+            if strict:
+                _check_rules(source, game)
+            if store is None or _against_store(store, source, game):
+                result.imported.append(game.game_id)
+                result.events += len(game.records)
+            else:
+                result.present.append(game.game_id)
+    result.digest = digest.digest()
+    return result
+
+
+def write_checked(store: EventStore, checked: ImportResult) -> ImportResult:
+    """Write the new games of a checked file in one transaction (nothing if it changed since)."""
+    if not checked.imported:
+        return checked
+    source = str(checked.path)
+    new = set(checked.imported)
+    digest = hashlib.sha256()
+    with _open(checked.path) as f, store._write() as conn:
+        for game in _games(f, source, digest):
+            if game.game_id in new:
+                store._insert_records(conn, game.game_id, game.records, game.events)
+        if digest.digest() != checked.digest:
+            raise ImportRefused(source, 0, "the file changed while it was being imported")
+    return checked
+
+
+def import_file(store: EventStore, path: str | Path, *, strict: bool = True) -> ImportResult:
+    """Validate the whole file, then write its new games in one transaction."""
+    return write_checked(store, check_file(path, store, strict=strict))
+
+
+def _open(path: Path) -> BinaryIO:
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise ImportRefused(str(path), 0, f"cannot read the file ({exc.strerror or exc})") from None

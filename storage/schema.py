@@ -1,0 +1,150 @@
+"""The store's schema, its migrations, and the check of a file before it is opened.
+
+The schema is created and upgraded through sqlite-utils migrations (the
+``tonk`` set, recorded in ``_sqlite_migrations``).  The SQLite header marks
+the file as a tonk store: ``PRAGMA application_id`` is :data:`APPLICATION_ID`
+and ``PRAGMA user_version`` the schema version (the number of migrations
+applied).  A file is inspected through a read-only connection before it is
+opened for writing, so a file that is refused is never modified.
+
+Schema-evolution rules for migrations: append a new function to the list,
+never edit or reorder an applied one; each runs in the transaction that
+records it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+from sqlite_utils import Database, Migrations
+
+from .errors import StoreError
+
+APPLICATION_ID = 0x746F6E6B  # "tonk"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+def _events_and_games(db: Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE events (
+            game_id     TEXT    NOT NULL,
+            seq         INTEGER NOT NULL CHECK (seq >= 1),
+            type        TEXT    NOT NULL,
+            payload     TEXT    NOT NULL,
+            recorded_at TEXT    NOT NULL,
+            hash        TEXT    NOT NULL CHECK (length(hash) = 64),
+            prev_hash   TEXT    NOT NULL CHECK (length(prev_hash) = 64),
+            command_id  TEXT    NOT NULL DEFAULT '',
+            PRIMARY KEY (game_id, seq)
+        ) STRICT
+        """
+    )
+    db.execute("CREATE INDEX events_command ON events (game_id, command_id) WHERE command_id <> ''")
+    db.execute(
+        "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
+        "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END"
+    )
+    db.execute(
+        "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
+        "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END"
+    )
+    db.execute(
+        """
+        CREATE TABLE games (
+            game_id    TEXT    PRIMARY KEY NOT NULL,
+            started_at TEXT    NOT NULL,
+            ended_at   TEXT,
+            players    TEXT    NOT NULL,
+            variants   TEXT    NOT NULL,
+            options    TEXT    NOT NULL,
+            hands      INTEGER NOT NULL,
+            net        TEXT    NOT NULL,
+            status     TEXT    NOT NULL,
+            events     INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID
+        """
+    )
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+# The migrations in order: append, never edit or reorder an applied one.
+STEPS = (("0001_events_games", _events_and_games),)
+
+migrations = Migrations("tonk")
+for _name, _fn in STEPS:
+    migrations(name=_name)(_fn)
+
+MIGRATION_NAMES = tuple(name for name, _ in STEPS)
+SCHEMA_VERSION = len(STEPS)
+
+
+def inspect_file(path: Path, *, integrity: bool = True) -> int | None:
+    """The schema version of an existing tonk store at ``path``, or ``None`` for a file that
+    holds nothing yet (empty, or a SQLite database without a single table).
+
+    Raises :class:`StoreError` for a file that is not a tonk store, has a newer schema,
+    or is corrupt; the file is only read.
+    """
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a tonk store")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not head:
+        return None
+    if not head.startswith(SQLITE_MAGIC) or len(head) < 100:
+        raise StoreError(f"{path} is not a tonk store (not a SQLite database)")
+    uri = "file:" + quote(str(path.resolve())) + "?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open {path}: {exc}") from None
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
+        if app_id != APPLICATION_ID:
+            if not names and app_id == 0 and version == 0:
+                return None
+            what = f"tables: {', '.join(sorted(names))}" if names else "another application's file"
+            raise StoreError(f"{path} is a SQLite database but not a tonk store ({what})")
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{path} has schema version {version}, newer than this tonk's ({SCHEMA_VERSION}); upgrade tonk to open it"
+            )
+        if "_sqlite_migrations" in names:
+            applied = {r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = 'tonk'")}
+            unknown = sorted(applied - set(MIGRATION_NAMES))
+            if unknown:
+                raise StoreError(f"{path} has migrations this tonk does not know ({', '.join(unknown)}); upgrade tonk to open it")
+        if integrity:
+            problems = [r[0] for r in conn.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise StoreError(f"{path} is corrupt: {'; '.join(problems)}")
+        return version
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is corrupt or not a tonk store: {exc}") from None
+    finally:
+        conn.close()
+
+
+def migrate(db: Database, path: Path) -> None:
+    """Apply pending migrations under the write lock (another process may be doing the same)."""
+    conn = db.conn
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{path} has schema version {version}, newer than this tonk's ({SCHEMA_VERSION})")
+        if version < SCHEMA_VERSION:
+            migrations.apply(db)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

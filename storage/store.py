@@ -1,0 +1,358 @@
+"""The event store: one SQLite file, append-only, hash-chained, with optimistic concurrency.
+
+>>> store = EventStore.open("tonk.db")                      # doctest: +SKIP
+>>> store.append(game.game_id, game.events, expected_version=0)   # doctest: +SKIP
+
+Schema and migrations go through sqlite-utils (:mod:`.schema`); the hot paths
+(append, read) use the same connection's plain ``sqlite3`` API, one
+``executemany`` per append inside one ``BEGIN IMMEDIATE`` transaction.
+
+Durability: WAL mode with ``synchronous=FULL`` by default, so a committed
+append survives a power cut; ``durable=False`` uses ``synchronous=NORMAL``
+(still never corrupt, and safe against a crashed process, but the last commits
+may be lost on a power cut).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from hashlib import sha256
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import msgspec
+from sqlite_utils import Database
+
+from ..core.events import EVENT_TYPES, Event, GameStarted, decode, encode, event_type
+from . import projection
+from .chain import GENESIS, ChainFinding, check_chain
+from .codec import Decoder, decode_error, first_event
+from .errors import ConcurrencyError, StoreError, UnknownGame
+from .schema import SCHEMA_VERSION, inspect_file, migrate
+
+BUSY_TIMEOUT_MS = 30_000
+
+_INSERT = (
+    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_LAST = "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
+_BY_COMMAND = "SELECT 1 FROM events WHERE game_id = ? AND command_id = ? LIMIT 1"
+_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, payload"
+
+
+class Record(msgspec.Struct, frozen=True):
+    """One stored event as it sits in the table (and as a line of a JSONL export):
+    ``payload`` holds the canonical event bytes verbatim."""
+
+    game_id: str
+    seq: int
+    type: str
+    recorded_at: str
+    hash: str
+    prev_hash: str
+    command_id: str
+    payload: msgspec.Raw
+
+
+def now() -> str:
+    """The time recorded with an append: UTC, ISO 8601 with microseconds."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class EventStore:
+    """An open store.  Use :meth:`open`; close it, or use it as a context manager."""
+
+    def __init__(self, db: Database, path: Path):
+        self.db = db
+        self.path = path
+        self._conn: sqlite3.Connection = db.conn
+
+    # --- opening --------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, create: bool = True, *, durable: bool = True, integrity_check: bool = True) -> "EventStore":
+        """Open the store at ``path``, creating it (``create=True``) if the file is missing.
+
+        A file that is not a tonk store, has a newer schema or is corrupt is refused
+        with :class:`StoreError` and left untouched (it is inspected read-only first;
+        ``integrity_check`` runs SQLite's ``quick_check`` on it)."""
+        path = Path(path)
+        if path.exists():
+            version = inspect_file(path, integrity=integrity_check)
+            if version is None and not create:
+                raise StoreError(f"{path} is empty, not a tonk store")
+        elif not create:
+            raise StoreError(f"no tonk store at {path}")
+        else:
+            version = None
+            if not path.parent.is_dir():
+                raise StoreError(f"cannot create {path}: directory {path.parent} does not exist")
+        try:
+            db = Database(path, execute_plugins=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from None
+        try:
+            conn = db.conn
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            if version != SCHEMA_VERSION:
+                migrate(db, path)
+        except sqlite3.Error as exc:
+            db.close()
+            raise StoreError(f"cannot open {path}: {exc}") from None
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "EventStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EventStore({str(self.path)!r})"
+
+    # --- transactions ---------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction holding the database's write lock from the start."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: cannot start a write ({exc})") from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # --- writing --------------------------------------------------------------------
+    def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
+        """Append ``events`` after ``expected_version`` events of the game, in one transaction.
+
+        Returns the new version.  If another writer got there first, raises
+        :class:`ConcurrencyError` and writes nothing.  If ``command_id`` was already
+        recorded for the game, the append is a no-op returning the current version."""
+        if not isinstance(game_id, str) or not game_id:
+            raise StoreError("a game id must be non-empty text")
+        if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
+            raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
+        events = list(events)
+        cmd = command_id or ""
+        encoded = []
+        for i, e in enumerate(events):
+            if type(e) not in _EVENT_CLASSES:
+                raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
+            encoded.append((e.__struct_config__.tag, encode(e)))
+        with self._write() as conn:
+            if cmd and conn.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
+                return conn.execute(_LAST, (game_id,)).fetchone()[0]
+            last = conn.execute(_LAST, (game_id,)).fetchone()
+            actual, prev = last if last else (0, GENESIS)
+            if actual != expected_version:
+                raise ConcurrencyError(game_id, expected_version, actual)
+            if not events:
+                return actual
+            _check_starts(game_id, events, encoded, actual)
+            at = now()
+            rows = []
+            seq = actual
+            prev_b = prev.encode("ascii")
+            for tag, data in encoded:
+                seq += 1
+                h = sha256(prev_b + data).hexdigest()
+                rows.append((game_id, seq, tag, data.decode("utf-8"), at, h, prev, cmd))
+                prev = h
+                prev_b = h.encode("ascii")
+            conn.executemany(_INSERT, rows)
+            projection.update(conn, game_id, events, at, new=actual == 0)
+            return seq
+
+    def _insert_records(self, conn: sqlite3.Connection, game_id: str, records: Sequence[Record], events: Sequence[Event]) -> None:
+        """Write already verified records of a game absent from the store (import), inside
+        a transaction of :meth:`_write`."""
+        if conn.execute(_LAST, (game_id,)).fetchone():
+            raise StoreError(f"game {game_id} was stored by another writer during the import")
+        conn.executemany(
+            _INSERT,
+            (
+                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id)
+                for r in records
+            ),
+        )
+        projection.update(conn, game_id, events, [r.recorded_at for r in records], new=True)
+
+    # --- reading --------------------------------------------------------------------
+    def version(self, game_id: str) -> int:
+        """The number of events stored for the game (0 for a game never appended to)."""
+        with self._reading():
+            return self._conn.execute("SELECT max(seq) FROM events WHERE game_id = ?", (game_id,)).fetchone()[0] or 0
+
+    def read(self, game_id: str) -> list[Event]:
+        """All the game's events in order; :class:`UnknownGame` if it has none."""
+        with self._reading():
+            rows = self._conn.execute("SELECT seq, payload FROM events WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        if not rows:
+            raise UnknownGame(game_id)
+        return _decode_rows(game_id, rows)
+
+    def iter_events(self, game_id: str) -> Iterator[tuple[int, Event]]:
+        """Stream the game's events as ``(seq, event)``; :class:`UnknownGame` if it has none."""
+        with self._reading():
+            cur = self._conn.execute("SELECT seq, payload FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+            row = cur.fetchone()
+        if row is None:
+            raise UnknownGame(game_id)
+        return self._stream(game_id, row, cur)
+
+    def _stream(self, game_id: str, row: tuple, cur: sqlite3.Cursor) -> Iterator[tuple[int, Event]]:
+        seq, payload = row
+        try:
+            event, dec = first_event(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError, StoreError) as exc:
+            raise decode_error(game_id, seq, exc) from None
+        yield seq, event
+        with self._reading():
+            for seq, payload in cur:
+                try:
+                    event = dec(payload)
+                except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                    raise decode_error(game_id, seq, exc) from None
+                yield seq, event
+
+    def game_ids(self) -> list[str]:
+        with self._reading():
+            return [r[0] for r in self._conn.execute("SELECT DISTINCT game_id FROM events ORDER BY game_id")]
+
+    def iter_games(self) -> Iterator[tuple[str, list[Event]]]:
+        """Stream every game (ordered by id) with its events; one game in memory at a time."""
+        current: str | None = None
+        rows: list[tuple[int, str]] = []
+        with self._reading():
+            cur = self._conn.execute("SELECT game_id, seq, payload FROM events ORDER BY game_id, seq")
+            for game_id, seq, payload in cur:
+                if game_id != current:
+                    if rows:
+                        yield current, _decode_rows(current, rows)
+                    current, rows = game_id, []
+                rows.append((seq, payload))
+        if rows:
+            yield current, _decode_rows(current, rows)
+
+    def records(self, game_id: str) -> Iterator[Record]:
+        """The game's rows as stored (for export); :class:`UnknownGame` if it has none."""
+        with self._reading():
+            cur = self._conn.execute(f"SELECT {_RECORD_COLUMNS} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+            first = cur.fetchone()
+        if first is None:
+            raise UnknownGame(game_id)
+        return self._records(first, cur)
+
+    def _records(self, first: tuple, cur: sqlite3.Cursor) -> Iterator[Record]:
+        yield _record(first)
+        with self._reading():
+            for row in cur:
+                yield _record(row)
+
+    def last_hash(self, game_id: str) -> str | None:
+        with self._reading():
+            row = self._conn.execute(_LAST, (game_id,)).fetchone()
+        return row[1] if row else None
+
+    def games(self, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
+        """Rows of the ``games`` projection, oldest first, optionally only games with
+        ``player`` seated or house-rule ``variant`` pinned."""
+        with self._reading():
+            return projection.select(self._conn, player, variant)
+
+    # --- integrity ------------------------------------------------------------------
+    def verify(self, game_id: str | None = None) -> list[ChainFinding]:
+        """Recompute the hash chain and check seq continuity: the first broken link of
+        each game (all games, or one)."""
+        sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
+        with self._reading():
+            if game_id is None:
+                return list(check_chain(self._conn.execute(sql + " ORDER BY game_id, seq")))
+            rows = self._conn.execute(sql + " WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        if not rows:
+            raise UnknownGame(game_id)
+        return list(check_chain(rows))
+
+    def rebuild_projection(self) -> None:
+        """Recompute the ``games`` table from the events alone."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM games")
+            summary: projection.GameSummary | None = None
+            dec: Decoder = decode
+            cur = conn.cursor()
+            for game_id, seq, payload, at in cur.execute("SELECT game_id, seq, payload, recorded_at FROM events ORDER BY game_id, seq"):
+                try:
+                    if summary is None or game_id != summary.game_id:
+                        if summary is not None:
+                            projection.write(conn, [summary])
+                        summary = projection.GameSummary(game_id)
+                        event, dec = first_event(payload)
+                    else:
+                        event = dec(payload)
+                except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                    raise decode_error(game_id, seq, exc) from None
+                summary.apply(event, at)
+            if summary is not None:
+                projection.write(conn, [summary])
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read the store ({exc})") from None
+
+
+_EVENT_CLASSES = frozenset(EVENT_TYPES.values())
+
+
+def _record(row: tuple) -> Record:
+    return Record(row[0], row[1], row[2], row[3], row[4], row[5], row[6], msgspec.Raw(row[7].encode("utf-8")))
+
+
+def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], version: int) -> None:
+    """A game starts with its own game_started and has only that one."""
+    first = events[0]
+    if version == 0:
+        if not isinstance(first, GameStarted):
+            raise StoreError(f"game {game_id}: a new game's first event must be game_started, not {event_type(first)}")
+        if first.game_id != game_id:
+            raise StoreError(f"game_started of game {first.game_id} cannot be appended to game {game_id}")
+    for i, (tag, _) in enumerate(encoded):
+        if tag == "game_started" and (version or i):
+            raise StoreError(f"game {game_id}: a second game_started (at seq {version + i + 1})")
+
+
+def _decode_rows(game_id: str, rows: list[tuple[int, str]]) -> list[Event]:
+    try:
+        first, dec = first_event(rows[0][1])
+    except (msgspec.DecodeError, msgspec.ValidationError, StoreError) as exc:
+        raise decode_error(game_id, rows[0][0], exc) from None
+    try:
+        out = [first]
+        out.extend([dec(p) for _, p in rows[1:]])
+        return out
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        for seq, p in rows[1:]:
+            try:
+                dec(p)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise decode_error(game_id, seq, exc) from None
+        raise
