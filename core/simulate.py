@@ -1,0 +1,494 @@
+"""Simulation at scale: many hands between bots, under a ruleset, deterministic for a seed.
+
+A simulation plays ``hands`` hands in games of ``hands_per_game`` hands at one
+table of ``players`` seats (``P1`` ... ``Pn``, clockwise).  Bots are given per
+seat in seat order and repeat when there are fewer bots than seats.  Each
+game is independent: its first dealer (a cut), its decks and its bots'
+random source derive from the seed and the game's index alone, so
+
+* the same seed gives the same events, game for game, byte for byte;
+* any number of worker processes gives the same set of games and the same
+  report (workers take whole games; every figure is an integer sum until the
+  report divides), and each worker writes whole games to the store, one
+  transaction per game;
+* two rulesets run on the same seed see the same decks, first dealers and
+  bot random sources, which is what :func:`compare` relies on.
+
+Every hand is played through the engine's ``legal_actions`` and ``decide``:
+all rules are validated and every event is produced; a bot sees only its
+player's view.  Decks are shuffled by the simulation's own seeded source and
+dealt with an explicit deck order (the deal event records it either way).
+
+The report (:func:`simulate`) gives hands per second, endings by type, win
+rate and mean net per seat and per bot, the tonk-out frequency, knocks won
+and caught, and the mean hand length.  A hand's **winners** are the players
+with the highest net for that hand, if it is positive (a tie for it, as in a
+catch, makes several winners; a drawn hand has none).  Net is in stake units.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Sequence
+
+from .bots import make_bot
+from .commands import DealHand
+from .decide import decide
+from .errors import SetupError, TonkError
+from .events import Event, HandEnded
+from .game import Game
+from .legal import legal_actions
+from .ruleset import Ruleset
+from .state import evolve
+from .views import player_view
+
+#: a hand longer than this many player actions is a runaway (a bot that never ends a hand)
+MAX_ACTIONS_PER_HAND = 5000
+#: the namespace of simulated games' ids (uuid5 of the seed, the ruleset and the index)
+GAME_ID_NAMESPACE = uuid.UUID("5d0c6b0e-6a35-4f0e-9a57-3c4b1b7a0f11")
+
+
+class SimulationError(TonkError):
+    """A simulation that cannot be set up or run (bad bots, a runaway hand)."""
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """What to simulate.  ``bots`` are per seat in seat order, repeated to fill the table."""
+
+    hands: int
+    players: int = 3
+    bots: tuple[str, ...] = ("greedy",)
+    variants: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    hands_per_game: int = 10
+    workers: int = 1
+
+    @property
+    def games(self) -> int:
+        return math.ceil(self.hands / self.hands_per_game) if self.hands > 0 else 0
+
+    def seats(self) -> tuple[str, ...]:
+        return tuple(f"P{i}" for i in range(1, self.players + 1))
+
+    def seat_bots(self) -> tuple[str, ...]:
+        return tuple(self.bots[i % len(self.bots)] for i in range(self.players))
+
+    def hands_in_game(self, index: int) -> int:
+        return min(self.hands_per_game, self.hands - index * self.hands_per_game)
+
+    def ruleset(self) -> Ruleset:
+        return Ruleset(self.variants, dict(self.options))
+
+    def check(self) -> Ruleset:
+        """Validate the configuration; returns the ruleset.  Raises a :class:`TonkError`."""
+        if self.hands < 1:
+            raise SimulationError("--hands must be at least 1")
+        if self.hands_per_game < 1:
+            raise SimulationError("hands per game must be at least 1")
+        if self.workers < 1:
+            raise SimulationError("--workers must be at least 1")
+        if not self.bots:
+            raise SimulationError("name at least one bot")
+        if len(self.bots) > self.players:
+            raise SimulationError(f"{len(self.bots)} bots named for {self.players} seats")
+        for name in self.bots:
+            make_bot(name)  # BotError for an unknown name
+        ruleset = self.ruleset()
+        lo, hi = ruleset.player_range
+        if not lo <= self.players <= hi:
+            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {self.players}")
+        return ruleset
+
+
+# --- one game ---------------------------------------------------------------------------------
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a simulation (independent of the worker that plays it)."""
+    return random.Random(f"tonk-sim:{seed}:{index}").getrandbits(63)
+
+
+def game_id_for(seed: int, ruleset: Ruleset, index: int) -> str:
+    spec = f"{list(ruleset.variants)}:{sorted(ruleset.options.items())}"
+    return str(uuid.uuid5(GAME_ID_NAMESPACE, f"{seed}:{spec}:{index}"))
+
+
+def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
+    """A uniformly random order of ``deck`` from ``rng`` (sorting by random keys: cheaper
+    than :meth:`random.Random.shuffle` in pure Python, and as uniform)."""
+    r = rng.random
+    return tuple(sorted(deck, key=lambda _c: r()))
+
+
+class Tally:
+    """Integer counts of a simulation's hands; tallies of disjoint games add up exactly."""
+
+    __slots__ = ("games", "hands", "actions", "turns", "events", "endings", "seat")
+
+    SEAT_FIELDS = ("wins", "net", "knocks", "knocks_won", "knocks_caught", "tonk_outs", "went_out")
+
+    def __init__(self, seats: int = 0):
+        self.games = 0
+        self.hands = 0
+        self.actions = 0
+        self.turns = 0
+        self.events = 0
+        self.endings: Counter = Counter()
+        self.seat = [dict.fromkeys(self.SEAT_FIELDS, 0) for _ in range(seats)]
+
+    def add(self, other: "Tally") -> "Tally":
+        self.games += other.games
+        self.hands += other.hands
+        self.actions += other.actions
+        self.turns += other.turns
+        self.events += other.events
+        self.endings.update(other.endings)
+        if not self.seat:
+            self.seat = [dict.fromkeys(self.SEAT_FIELDS, 0) for _ in other.seat]
+        for mine, theirs in zip(self.seat, other.seat):
+            for k, v in theirs.items():
+                mine[k] += v
+        return self
+
+    def record_hand(self, ended: HandEnded, seat_of: dict[str, int], actions: int, turns: int) -> None:
+        self.hands += 1
+        self.actions += actions
+        self.turns += turns
+        self.endings[ended.end] += 1
+        net = dict.fromkeys(seat_of, 0)
+        for pay in ended.ledger:
+            net[pay.from_] -= pay.amount
+            net[pay.to] += pay.amount
+        best = max(net.values())
+        for p, n in net.items():
+            row = self.seat[seat_of[p]]
+            row["net"] += n
+            if best > 0 and n == best:
+                row["wins"] += 1
+        if ended.end == "knock" and ended.player in seat_of:
+            row = self.seat[seat_of[ended.player]]
+            row["knocks"] += 1
+            row["knocks_won" if ended.outcome == "knocker_won" else "knocks_caught"] += 1
+        elif ended.end == "tonk_out":
+            self.seat[seat_of[ended.player]]["tonk_outs"] += 1
+        elif ended.end == "out_by_discard":
+            self.seat[seat_of[ended.player]]["went_out"] += 1
+
+    def to_dict(self) -> dict:
+        return {
+            "games": self.games,
+            "hands": self.hands,
+            "actions": self.actions,
+            "turns": self.turns,
+            "events": self.events,
+            "endings": dict(sorted(self.endings.items())),
+            "seat": [dict(r) for r in self.seat],
+        }
+
+
+def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | None = None) -> list[Event]:
+    """Play game ``index`` of ``config``; returns its events (and counts them into ``tally``)."""
+    seed = game_seed(config.seed, index)
+    seats = config.seats()
+    seat_of = {p: i for i, p in enumerate(seats)}
+    names = config.seat_bots()
+    points = ruleset.points
+    bots = {p: make_bot(names[i], points=points) for i, p in enumerate(seats)}
+    deck_rng = random.Random(seed)
+    bot_rng = random.Random(seed ^ 0x5DEECE66D)
+    game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config.seed, ruleset, index))
+    state = game.state
+    events = game.events
+    base_deck = ruleset.deck
+    for _ in range(config.hands_in_game(index)):
+        evs = decide(state, DealHand(deck=shuffle_deck(base_deck, deck_rng)), ruleset)
+        for e in evs:
+            evolve(state, e)
+        events.extend(evs)
+        actions = 0
+        while state.in_hand:
+            p = state.to_act
+            bot = bots[p]
+            legal = legal_actions(state, ruleset)
+            cmd = bot.choose(player_view(state, p) if bot.uses_view else None, legal, bot_rng)
+            evs = decide(state, cmd, ruleset)
+            for e in evs:
+                evolve(state, e)
+            events.extend(evs)
+            actions += 1
+            if actions > MAX_ACTIONS_PER_HAND:
+                raise SimulationError(
+                    f"hand {state.hand_no} of game {index} ran past {MAX_ACTIONS_PER_HAND} actions "
+                    "(set the option max_turns_per_hand to cap hands)"
+                )
+        if tally is not None:
+            tally.record_hand(state.last_ending, seat_of, actions, state.turn_no)
+    game.end("simulation complete")
+    if tally is not None:
+        tally.games += 1
+        tally.events += len(events)
+    return events
+
+
+# --- many games ---------------------------------------------------------------------------------
+
+
+def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, on_game: Callable[[int], None] | None = None) -> Tally:
+    """Play the games ``indices`` of ``config`` (appending each to the store at ``db``, one
+    transaction per game) and return their tally.  Runs in a worker process too."""
+    ruleset = config.ruleset()
+    tally = Tally(config.players)
+    store = None
+    if db is not None:
+        from ..storage import EventStore
+
+        store = EventStore.open(db, create=True)
+    try:
+        for index in indices:
+            events = play_game(config, ruleset, index, tally)
+            if store is not None:
+                _append(store, events)
+            if on_game is not None:
+                on_game(config.hands_in_game(index))
+    finally:
+        if store is not None:
+            store.close()
+    return tally
+
+
+def _append(store, events: list[Event]) -> None:
+    from ..storage import ConcurrencyError
+
+    gid = events[0].game_id
+    try:
+        store.append(gid, events, 0)
+    except ConcurrencyError:
+        raise SimulationError(
+            f"game {gid} is already in the store: this seed was simulated into it before under the same rules "
+            "(use another --seed or another --db)"
+        ) from None
+
+
+def _chunks(n: int, workers: int) -> list[range]:
+    size = max(1, min(64, math.ceil(n / (workers * 8))))
+    return [range(i, min(n, i + size)) for i in range(0, n, size)]
+
+
+def _run_chunk(config: SimConfig, indices: range, db: str | None) -> tuple[int, dict]:
+    t = run_games(config, indices, db)
+    return sum(config.hands_in_game(i) for i in indices), t.to_dict()
+
+
+def _tally_from(d: dict) -> Tally:
+    t = Tally()
+    t.games, t.hands, t.actions, t.turns, t.events = d["games"], d["hands"], d["actions"], d["turns"], d["events"]
+    t.endings = Counter(d["endings"])
+    t.seat = [dict(r) for r in d["seat"]]
+    return t
+
+
+def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None] | None = None) -> tuple[Tally, float]:
+    """Play every game of ``config``; returns the tally and the wall time in seconds.
+
+    ``progress`` is called with a number of hands just finished (per game with one
+    worker, per batch of games with several).
+    """
+    config.check()
+    n = config.games
+    start = time.perf_counter()
+    if config.workers == 1:
+        tally = run_games(config, range(n), db, progress)
+        return tally, time.perf_counter() - start
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    tally = Tally(config.players)
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
+    with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_run_chunk, config, chunk, db) for chunk in _chunks(n, config.workers)]
+        try:
+            for fut in as_completed(futures):
+                hands, d = fut.result()
+                tally.add(_tally_from(d))
+                if progress is not None:
+                    progress(hands)
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    return tally, time.perf_counter() - start
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+def _rate(a: int | float, b: int | float) -> float:
+    return a / b if b else 0.0
+
+
+def report(config: SimConfig, tally: Tally, seconds: float | None = None) -> dict:
+    """The report of a simulation as plain data (the ``--json`` shape)."""
+    hands = tally.hands
+    seats = config.seats()
+    names = config.seat_bots()
+    seat_rows = []
+    for i, p in enumerate(seats):
+        r = tally.seat[i]
+        seat_rows.append(
+            {
+                "seat": i + 1,
+                "player": p,
+                "bot": names[i],
+                "wins": r["wins"],
+                "win_rate": _rate(r["wins"], hands),
+                "net": r["net"],
+                "mean_net": _rate(r["net"], hands),
+                "knocks": r["knocks"],
+                "knocks_won": r["knocks_won"],
+                "knocks_caught": r["knocks_caught"],
+                "tonk_outs": r["tonk_outs"],
+            }
+        )
+    bots: dict[str, dict] = {}
+    for row in seat_rows:
+        b = bots.setdefault(row["bot"], {"seats": 0, "seat_hands": 0, "wins": 0, "net": 0, "knocks": 0, "knocks_won": 0, "knocks_caught": 0, "tonk_outs": 0})
+        b["seats"] += 1
+        b["seat_hands"] += hands
+        for k in ("wins", "net", "knocks", "knocks_won", "knocks_caught", "tonk_outs"):
+            b[k] += row[k]
+    for b in bots.values():
+        b["win_rate"] = _rate(b["wins"], b["seat_hands"])
+        b["mean_net"] = _rate(b["net"], b["seat_hands"])
+        b["knock_win_rate"] = _rate(b["knocks_won"], b["knocks"])
+    knocks = sum(r["knocks"] for r in tally.seat)
+    won = sum(r["knocks_won"] for r in tally.seat)
+    caught = sum(r["knocks_caught"] for r in tally.seat)
+    out = {
+        "config": {
+            "hands": config.hands,
+            "players": config.players,
+            "bots": list(names),
+            "variants": list(config.variants),
+            "options": dict(config.options),
+            "seed": config.seed,
+            "hands_per_game": config.hands_per_game,
+            "workers": config.workers,
+        },
+        "games": tally.games,
+        "hands": hands,
+        "actions": tally.actions,
+        "events": tally.events,
+        "endings": {k: {"count": v, "share": _rate(v, hands)} for k, v in sorted(tally.endings.items())},
+        "tonk_out_rate": _rate(tally.endings.get("tonk_out", 0), hands),
+        "knocks": {"total": knocks, "won": won, "caught": caught, "won_rate": _rate(won, knocks), "per_hand": _rate(knocks, hands)},
+        "mean_hand_actions": _rate(tally.actions, hands),
+        "mean_hand_turns": _rate(tally.turns, hands),
+        "seats": seat_rows,
+        "bots": bots,
+    }
+    if seconds is not None:
+        out["seconds"] = seconds
+        out["hands_per_second"] = _rate(hands, seconds)
+        out["actions_per_second"] = _rate(tally.actions, seconds)
+    return out
+
+
+def simulate(config: SimConfig, db: str | None = None, progress: Callable[[int], None] | None = None) -> dict:
+    """Run a simulation and return its report (see :func:`report`)."""
+    tally, seconds = run(config, db, progress)
+    return report(config, tally, seconds)
+
+
+#: figures compared side by side by :func:`compare` (path in the report, label)
+COMPARED = (
+    (("tonk_out_rate",), "tonk-out rate"),
+    (("knocks", "per_hand"), "knocks per hand"),
+    (("knocks", "won_rate"), "knocks won (share)"),
+    (("mean_hand_actions",), "mean hand length (actions)"),
+    (("mean_hand_turns",), "mean hand length (turns)"),
+)
+
+
+def _get(d: dict, path: tuple) -> Any:
+    for k in path:
+        d = d[k]
+    return d
+
+
+def comparison(a: dict, b: dict) -> list[dict]:
+    """Rows ``{metric, a, b, diff}`` for the figures two reports share."""
+    rows = []
+    for path, label in COMPARED:
+        x, y = _get(a, path), _get(b, path)
+        rows.append({"metric": label, "a": x, "b": y, "diff": y - x})
+    ends = sorted(set(a["endings"]) | set(b["endings"]))
+    for e in ends:
+        x = a["endings"].get(e, {}).get("share", 0.0)
+        y = b["endings"].get(e, {}).get("share", 0.0)
+        rows.append({"metric": f"ending {e} (share)", "a": x, "b": y, "diff": y - x})
+    for sa, sb in zip(a["seats"], b["seats"]):
+        for key, label in (("win_rate", "win rate"), ("mean_net", "mean net")):
+            rows.append({"metric": f"{sa['player']} ({sa['bot']}) {label}", "a": sa[key], "b": sb[key], "diff": sb[key] - sa[key]})
+    for bot in a["bots"]:
+        if bot in b["bots"] and len(a["bots"]) > 1:
+            for key, label in (("win_rate", "win rate"), ("mean_net", "mean net")):
+                x, y = a["bots"][bot][key], b["bots"][bot][key]
+                rows.append({"metric": f"bot {bot} {label}", "a": x, "b": y, "diff": y - x})
+    return rows
+
+
+def compare(
+    config_a: SimConfig,
+    config_b: SimConfig,
+    db: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """Run the same seeds (same decks, dealers and bot random sources) under two rulesets
+    and set the figures side by side: ``{"a": report, "b": report, "rows": [...]}``."""
+    if (config_a.hands, config_a.players, config_a.bots, config_a.seed, config_a.hands_per_game) != (
+        config_b.hands,
+        config_b.players,
+        config_b.bots,
+        config_b.seed,
+        config_b.hands_per_game,
+    ):
+        raise SimulationError("a comparison runs the same hands, seats, bots and seed under two rulesets")
+    config_a.check()
+    config_b.check()
+    a = simulate(config_a, db, progress)
+    b = simulate(config_b, db, progress)
+    return {"a": a, "b": b, "rows": comparison(a, b)}
+
+
+def with_ruleset(config: SimConfig, variants: Sequence[str], options: dict[str, Any]) -> SimConfig:
+    return replace(config, variants=tuple(variants), options=dict(options))
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 2))
+
+
+__all__ = [
+    "MAX_ACTIONS_PER_HAND",
+    "SimConfig",
+    "SimulationError",
+    "Tally",
+    "compare",
+    "comparison",
+    "game_seed",
+    "play_game",
+    "report",
+    "run",
+    "run_games",
+    "shuffle_deck",
+    "simulate",
+    "with_ruleset",
+]
