@@ -8,7 +8,26 @@ against what the registered plugins declare: an unknown name or a bad value is
 an error, never silently defaulted.
 
 Answers that depend only on the options (deck, card points, seat range, deal
-size, upcard, knock timing) are asked once and cached.
+size, upcard, knock timing, wild cards) are asked once and cached.
+
+Composition is deterministic and refused when contradictory.  Two variants
+contradict each other when
+
+* either declares the other in ``VariantInfo.conflicts`` (e.g.
+  ``no-initial-tonk`` and ``initial-tonk-50-only``);
+* both declare the same option differently (another default, range or
+  choices), e.g. two presets of ``caught_scheme``;
+* both answer an option-only first-answer hook (deck, card points, seat
+  range, deal size, upcard, knock timing) with different answers.
+
+Such a ruleset is a :class:`RulesetError` naming both variants, unless the
+options say ``allow_conflicts: true``: the order of the names is then the
+acknowledged precedence (the later variant named wins, as pluggy asks it
+first).  ``allow_conflicts`` is an option, so it is pinned with the game.
+
+Every seat count the ruleset allows must be dealable: ``n`` hands of the
+deal size plus the upcard (if any) must leave at least one stock card
+(B-22); otherwise the ruleset is refused.
 """
 
 from __future__ import annotations
@@ -148,9 +167,15 @@ class Ruleset:
                 known = ", ".join(sorted(self.option_specs))
                 raise RulesetError(f"unknown option {key!r} for variants [{', '.join(self.variants) or 'classic'}] (known: {known})")
         for name, spec in self.option_specs.items():
+            if name not in given and spec.required:
+                choices = f" (one of {', '.join(spec.choices)})" if spec.choices else ""
+                raise RulesetError(f"variant {self.option_owner[name]} needs the option {name} to be given{choices}: {spec.help}")
             value = given[name] if name in given else spec.default
             resolved[name] = coerce_option(spec, value)
         self.options: dict[str, Any] = resolved
+        self.allow_conflicts: bool = bool(resolved.get("allow_conflicts", False))
+        if not self.allow_conflicts:
+            self._refuse_declared_conflicts()
         complaints = [c for c in self.hook.tonk_check_options(options=resolved, variants=list(self.variants)) if c]
         if complaints:
             raise RulesetError("; ".join(complaints))
@@ -171,9 +196,76 @@ class Ruleset:
         if self.knock_timing not in ("start_of_turn", "before_discard"):
             raise RulesetError(f"knock timing {self.knock_timing!r} is neither start_of_turn nor before_discard")
         self._deal_sizes: dict[int, int] = {}
+        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=self) for c in answer or ())
+        if not self.wild_cards <= set(self.deck):
+            raise RulesetError("a variant declares wild cards that are not in the deck: " + " ".join(sorted(self.wild_cards - set(self.deck))))
         self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
         self.has_turn_end = len(self.hook.tonk_turn_end.get_hookimpls()) > 1
         self.max_turns: int = int(self.options.get("max_turns_per_hand", 0))
+        if not self.allow_conflicts:
+            self._refuse_contradicting_answers()
+        self._check_capacity()
+
+    # --- composition checks ------------------------------------------------------------
+    def _conflict(self, a: str, b: str, why: str) -> RulesetError:
+        first, later = (a, b) if self.variants.index(a) < self.variants.index(b) else (b, a)
+        return RulesetError(
+            f"variants {first} and {later} contradict each other ({why}); name only one of them, "
+            f"or set the option allow_conflicts: true to let the later one named ({later}) win"
+        )
+
+    def _refuse_declared_conflicts(self) -> None:
+        infos = [r.info for r in self.registered if r.info.name != "classic"]
+        for i, a in enumerate(infos):
+            for b in infos[i + 1 :]:
+                if b.name in a.conflicts or a.name in b.conflicts:
+                    raise self._conflict(a.name, b.name, "declared conflicting")
+        declared: dict[str, tuple[str, OptionSpec]] = {}
+        for info in infos:
+            for spec in info.options:
+                prev = declared.get(spec.name)
+                if prev is not None and prev[1] != spec:
+                    raise self._conflict(prev[0], info.name, f"both set the option {spec.name} differently")
+                declared[spec.name] = (info.name, spec)
+
+    def _refuse_contradicting_answers(self) -> None:
+        """Two variants answering an option-only first-answer hook differently."""
+        questions: list[tuple[str, dict[str, Any], str]] = [
+            ("tonk_deck", {}, "the deck"),
+            ("tonk_player_range", {}, "the number of seats"),
+            ("tonk_upcard", {}, "the upcard"),
+            ("tonk_knock_timing", {}, "when a knock is allowed"),
+        ]
+        questions += [("tonk_deal_size", {"num_players": n}, f"the deal size for {n} players") for n in range(2, self.player_range[1] + 1)]
+        questions += [("tonk_card_points", {"card": c}, f"the value of {c}") for c in self.deck]
+        for hook_name, kwargs, what in questions:
+            answers: dict[str, Any] = {}
+            for impl in getattr(self.hook, hook_name).get_hookimpls():
+                if impl.plugin_name == "classic" or impl.hookwrapper or getattr(impl, "wrapper", False):
+                    continue
+                args = {**kwargs, "ruleset": self}
+                answer = impl.function(*[args[a] for a in impl.argnames])
+                if answer is None:
+                    continue
+                for other, theirs in answers.items():
+                    if theirs != answer:
+                        raise self._conflict(other, impl.plugin_name, f"they decide {what} differently: {theirs!r} against {answer!r}")
+                answers[impl.plugin_name] = answer
+
+    def _check_capacity(self) -> None:
+        """B-22: every seat count allowed must leave a stock after the deal."""
+        lo, hi = self.player_range
+        if lo < 2 or hi < lo:
+            raise RulesetError(f"the variants allow {lo} to {hi} seats; a table needs at least 2")
+        extra = 1 + (1 if self.upcard else 0)
+        for n in range(lo, hi + 1):
+            size = self.deal_size(n)
+            if n * size + extra > len(self.deck):
+                raise RulesetError(
+                    f"this ruleset seats up to {hi} players, but {n} players dealt {size} cards each"
+                    f"{' plus the upcard' if self.upcard else ''} leave no stock from a {len(self.deck)}-card deck (B-22): "
+                    "seat fewer players (max_players) or deal fewer cards"
+                )
 
     # --- the pinned form --------------------------------------------------------------
     @property

@@ -26,6 +26,12 @@ VARIANT = VariantInfo(
         OptionSpec("knock_timing", "str", "start_of_turn", "when a knock is allowed (A7.1, B-08)", choices=("start_of_turn", "before_discard")),
         OptionSpec("jokers", "int", 0, "jokers in the deck (0 unless a variant adds them)", minimum=0, maximum=2),
         OptionSpec(
+            "allow_conflicts",
+            "bool",
+            False,
+            "accept variants that contradict each other; the later variant named wins (see tonk.core.ruleset)",
+        ),
+        OptionSpec(
             "max_turns_per_hand",
             "int",
             0,
@@ -61,6 +67,11 @@ def tonk_deal_size(num_players, ruleset):
 @hookimpl
 def tonk_upcard(ruleset):
     return True
+
+
+@hookimpl
+def tonk_wild_cards(ruleset):
+    return []
 
 
 @hookimpl

@@ -14,6 +14,19 @@ Two kinds of hook:
 * **collected**: every plugin's answer (``None`` dropped) is gathered in a
   list, in the same order.
 
+Order: the classic base game is registered first, then each variant in the
+order the ruleset names them; that order is recorded in the game's first
+event (``RulesetSpec.variants``), so a replayed or audited game asks its
+plugins in the same order.  Two variants that contradict each other are
+refused unless the options say ``allow_conflicts: true`` (see
+:mod:`tonk.core.ruleset`).
+
+A variant that wants to *adjust* the answer of the rules below it rather
+than replace it may implement a first-answer hook as a pluggy wrapper
+(``@hookimpl(wrapper=True)``: ``answer = yield`` gives the answer of the
+plugins below; return the adjusted one).  ``jokers-wild`` and
+``forty-card-deck`` build the deck that way, so both compose.
+
 Hooks answered once per ruleset (deck, card points, player range, deal size,
 upcard, knock timing) are cached by the ruleset: they may depend only on the
 options.
@@ -83,6 +96,19 @@ def tonk_upcard(ruleset: "Ruleset") -> bool:
     """
 
 
+@hookspec
+def tonk_wild_cards(ruleset: "Ruleset") -> list[str]:
+    """The cards of the deck that are wild (may stand for another card in a spread or hit).
+
+    Collected: the wild cards of a ruleset are the union of every answer,
+    asked once and cached as ``ruleset.wild_cards``.  A wild card is named
+    in a spread's ``jokers_as`` (or a hit's ``joker_as``) with the card it
+    stands for; a wild card that is also a natural card (a deuce under
+    ``deuces-wild``) stands for itself when it is not named.
+    Classic: none.
+    """
+
+
 @hookspec(firstresult=True)
 def tonk_initial_tonks(hands: dict[str, list[str]], totals: dict[str, int], ruleset: "Ruleset") -> list[str]:
     """The players whose dealt hand is an initial tonk, in seat order.
@@ -119,9 +145,12 @@ def tonk_check_hit(spread: "Spread", card: str, joker_as: str | None, ruleset: "
 def tonk_spread_candidates(hand: list[str], ruleset: "Ruleset") -> list["SpreadShape"]:
     """Every spread that could be laid from ``hand`` (for legal-action generation).
 
-    First answer wins.  Must list every spread ``tonk_check_spread`` accepts
-    (one entry per set of cards and wild-card assignment).  Classic: every
-    book and every run of natural cards.
+    First answer wins.  Must list every spread of natural cards that
+    ``tonk_check_spread`` accepts; with wild cards it lists every set of
+    represented cards that can be formed, using a held natural card for
+    itself and the wild cards in sorted order (other assignments of the same
+    wild cards are legal too, but are not listed).  Classic: every book and
+    every run of natural cards.
     """
 
 
@@ -201,6 +230,8 @@ def tonk_check_options(options: dict[str, Any], variants: list[str]) -> "str | N
     """Check the resolved options as a whole; return a sentence saying what is wrong.
 
     Collected; every complaint is reported.  Used for combinations a single
-    option's type cannot express.  Classic: the seat limit and the deck size
-    leave a stock.
+    option's type cannot express (e.g. ``initial-tonk-50-only`` refuses
+    ``initial_tonk_totals`` other than [50]).  Called before the deck is
+    built; the ruleset itself then checks that every seat count it allows can
+    be dealt and leave a stock (B-22).  Classic: no complaint.
     """

@@ -18,13 +18,42 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from ..core.errors import RulesetError, UnknownVariant
-from . import VariantInfo, variant_info
+from . import PROJECT, VariantInfo, hookspecs, variant_info
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
-#: built-in variants, module paths under tonk.variants (see pyproject.toml)
-BUILTIN_MODULES: tuple[str, ...] = ("tonk.variants.classic",)
+#: built-in variants, module paths under tonk.variants (the same list as pyproject.toml's
+#: ``[project.entry-points."tonk.variants"]``; a test keeps the two equal)
+BUILTIN_MODULES: tuple[str, ...] = (
+    "tonk.variants.classic",
+    "tonk.variants.cards_per_player",
+    "tonk.variants.caught_scheme",
+    "tonk.variants.deal_size_by_player_count",
+    "tonk.variants.deuces_wild",
+    "tonk.variants.discard_pick_must_meld",
+    "tonk.variants.double_requires_new_spread",
+    "tonk.variants.face_cards_11_12_13",
+    "tonk.variants.forty_card_deck",
+    "tonk.variants.hit_penalty",
+    "tonk.variants.hit_runs_only",
+    "tonk.variants.initial_tonk_50_only",
+    "tonk.variants.jokers_wild",
+    "tonk.variants.knock_before_discard",
+    "tonk.variants.knock_limit",
+    "tonk.variants.low_initial_tonk",
+    "tonk.variants.mandatory_laydown",
+    "tonk.variants.more_players",
+    "tonk.variants.multiple_initial_tonks_all_paid",
+    "tonk.variants.no_initial_discard",
+    "tonk.variants.no_initial_tonk",
+    "tonk.variants.no_rediscard_of_pick",
+    "tonk.variants.one_hit_per_turn",
+    "tonk.variants.stock_end_immediate",
+    "tonk.variants.stock_tie",
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +79,8 @@ class Registry:
         info = variant_info(plugin)
         reg = Registered(plugin, info, dist, version, source)
         existing = self._by_name.get(info.name)
+        if existing is not None and existing.plugin is plugin and source == "builtin":
+            return existing  # already found through its entry point
         if existing is not None and existing.plugin is not plugin:
             if existing.source == "builtin" and source != "builtin":
                 pass  # the installed entry point supersedes the fallback
@@ -61,8 +92,26 @@ class Registry:
                 )
         self._by_name[info.name] = reg
         for a in info.aliases:
+            owner = self._alias.get(a)
+            if a in self._by_name or (owner is not None and owner != info.name):
+                raise RulesetError(f"variant {info.name!r} ({source}) declares the alias {a!r}, which already names variant {owner or a!r}")
             self._alias[a] = info.name
         return reg
+
+    def copy(self) -> "Registry":
+        """A registry with the same variants, to add one-off files to without touching this one."""
+        new = Registry()
+        new._by_name = dict(self._by_name)
+        new._alias = dict(self._alias)
+        new.problems = list(self.problems)
+        return new
+
+    def with_files(self, paths) -> "Registry":
+        """A copy of this registry with the variant files at ``paths`` loaded (``--variant-file``)."""
+        new = self.copy()
+        for p in paths:
+            new.load_file(p)
+        return new
 
     def canonical(self, name: str) -> str:
         if name in self._by_name:
@@ -102,6 +151,36 @@ class Registry:
             return self.add(module, "file", _file_version(module), f"file:{p}")
         except TypeError as exc:
             raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
+
+
+#: hook names in the order hookspecs.py defines them
+HOOK_NAMES: tuple[str, ...] = tuple(n for n, f in vars(hookspecs).items() if n.startswith("tonk_") and callable(f))
+
+
+def hooks_of(plugin: Any) -> list[str]:
+    """The hooks a plugin implements, in hookspecs order."""
+    marker = f"{PROJECT}_impl"
+    return [n for n in HOOK_NAMES if hasattr(getattr(plugin, n, None), marker)]
+
+
+def describe(reg: Registered, *, doc: bool = False) -> dict[str, Any]:
+    """A plain-data description of a variant (``tonk variants --json``)."""
+    info = reg.info
+    out: dict[str, Any] = {
+        "name": info.name,
+        "aliases": list(info.aliases),
+        "summary": info.summary,
+        "dist": reg.dist,
+        "version": reg.version,
+        "source": reg.source,
+        "rule": info.rule,
+        "options": [msgspec.to_builtins(o) for o in info.options],
+        "hooks": hooks_of(reg.plugin),
+        "conflicts": list(info.conflicts),
+    }
+    if doc:
+        out["doc"] = (info.doc or getattr(reg.plugin, "__doc__", None) or "").strip()
+    return out
 
 
 def _file_version(module: Any) -> str:
