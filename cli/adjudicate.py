@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ..core.adjudication import adjudicate, compare
 from ..core.handrecord import load_records
+from ..variants.registry import default_registry
 from .app import app, fail, reported
 from .render import card, cards, console, err_console, ledger_lines, print_json
 
@@ -90,9 +91,13 @@ def adjudicate_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
     check: bool = typer.Option(False, "--check", help="Compare each case with its expected block; exit 1 on any difference."),
     case: list[str] = typer.Option([], "--case", "-c", help="Only the case(s) with this id."),
+    variant_file: list[Path] = typer.Option(
+        [], "--variant-file", help="Load a one-off variant (house rule) from this Python file; repeatable."
+    ),
 ) -> None:
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
     with reported():
+        registry = default_registry().with_files(variant_file) if variant_file else None
         raws = load_records(file)
     if case:
         wanted = set(case)
@@ -103,7 +108,7 @@ def adjudicate_cmd(
     failures = 0
     errors = 0
     for i, raw in enumerate(raws):
-        v = adjudicate(raw, i)
+        v = adjudicate(raw, i, registry=registry)
         diffs = None
         if check and v["status"] == "ok":
             diffs = compare(v, raw)

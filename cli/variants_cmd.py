@@ -1,0 +1,63 @@
+"""``tonk variants [NAME]``: the installed house rules, their options, hooks and versions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from ..variants.registry import default_registry, describe
+from .app import app, reported
+from .render import console, err_console, print_json
+
+
+def _default_text(o: dict[str, Any]) -> str:
+    if o["required"]:
+        return f"(required, e.g. {o['default']!r})"
+    return repr(o["default"])
+
+
+def _print_variant(v: dict[str, Any], detail: bool) -> None:
+    out = console()
+    aliases = f" (alias {', '.join(v['aliases'])})" if v["aliases"] else ""
+    out.print(f"\n[bold]{v['name']}[/bold]{aliases}  [dim]{v['dist']} {v['version']}, {v['source']}[/dim]")
+    out.print(f"  {v['summary']}", markup=False)
+    if v["options"]:
+        t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
+        for col in ("option", "type", "default", "meaning"):
+            t.add_column(col)
+        for o in v["options"]:
+            meaning = o["help"] + (f" [{' | '.join(o['choices'])}]" if o["choices"] else "")
+            t.add_row(o["name"], o["type"], _default_text(o), meaning)
+        out.print(t, markup=False)
+    out.print("  hooks: " + (", ".join(v["hooks"]) or "none (an option preset)"))
+    if v["conflicts"]:
+        out.print("  conflicts with: " + ", ".join(v["conflicts"]))
+    if detail and v.get("doc"):
+        out.print()
+        out.print(v["doc"], markup=False)
+
+
+@app.command("variants")
+def variants_cmd(
+    name: str = typer.Argument(None, help="Show one variant (name or alias) with its full documentation."),
+    json_out: bool = typer.Option(False, "--json", help="Print {\"variants\": [...], \"problems\": [...]} as JSON."),
+    variant_file: list[Path] = typer.Option([], "--variant-file", help="Also load a one-off variant from this Python file (repeatable)."),
+) -> None:
+    """List the installed variants (house rules): summary, options, hooks implemented, version."""
+    with reported():
+        registry = default_registry().with_files(variant_file) if variant_file else default_registry()
+        regs = [registry.get(name)] if name else registry.all()
+    regs.sort(key=lambda r: (r.info.name != "classic", r.info.name))
+    described = [describe(r, doc=bool(name)) for r in regs]
+    if json_out:
+        print_json({"variants": described, "problems": list(registry.problems)})
+        return
+    for v in described:
+        _print_variant(v, detail=bool(name))
+    for problem in registry.problems:
+        err_console().print(f"warning: {problem}", markup=False)
+    if not name:
+        console().print(f"\n{len(described)} variant(s); `tonk variants NAME` shows one with its documentation.")
