@@ -155,13 +155,16 @@ def _short(value: Any, width: int = 60) -> str:
 
 
 def expected_vs_recorded(expected: Any, recorded: Any) -> list[str]:
-    """Lines naming what was expected against what was recorded (only differing fields of events)."""
+    """Lines naming what was expected against what was recorded (for events: the differing fields)."""
     if isinstance(expected, dict) and isinstance(recorded, dict):
         keys = [k for k in dict.fromkeys([*expected, *recorded]) if expected.get(k) != recorded.get(k)]
-        return [f"{k}: expected {_short(expected.get(k))}, recorded {_short(recorded.get(k))}" for k in keys]
+        out = []
+        for k in keys:
+            out += [f"{k}:", f"  expected {_short(expected.get(k))}", f"  recorded {_short(recorded.get(k))}"]
+        return out
     if expected is None and recorded is None:
         return []
-    return [f"expected {_short(expected) if expected is not None else '-'}, recorded {_short(recorded) if recorded is not None else '-'}"]
+    return [f"expected {_short(expected) if expected is not None else '-'}", f"recorded {_short(recorded) if recorded is not None else '-'}"]
 
 
 def print_audit(result: dict[str, Any], out) -> None:
@@ -200,7 +203,8 @@ def print_reconsideration(r: dict[str, Any], out) -> None:
 
     rec, new = r["recorded_rules"], r["rules"]
     out.print(f"[bold]game {r['game_id']}[/bold]")
-    out.print(f"  recorded under {rules_text(rec)}; reconsidered under {rules_text(new)}{escape(changed_options(new, rec))}")
+    out.print(f"  recorded under:     {rules_text(rec)}")
+    out.print(f"  reconsidered under: {rules_text(new)}{escape(changed_options(new, rec))}")
     for h in r["hands"]:
         status = h["status"]
         label = f"  hand {h['hand_no']} (dealer {h['dealer']}): "
@@ -225,7 +229,7 @@ def print_reconsideration(r: dict[str, Any], out) -> None:
             out.print(f"      [dim]{escape(h['note'])}[/dim]")
     fmt = lambda net: ", ".join(f"{p} {n:+d}" for p, n in net.items())  # noqa: E731
     out.print(f"  net recorded: {fmt(r['recorded_net'])}")
-    partial = "" if r["complete"] else " [dim](only hands that end under both rules)[/dim]"
+    partial = "" if r["complete"] else " [dim](partial)[/dim]"
     out.print(f"  net under these rules: {fmt(r['net'])}{partial}")
 
 
@@ -326,11 +330,9 @@ def _audit(store, ids: list[str], json_out: bool) -> int:
                 f"\n{summary['games']} games: {summary['clean']} clean, {summary['with_findings']} with findings, "
                 f"{summary['errors']} could not be audited"
             )
-        for r in results:
-            if r["verdict"] == "error":
-                from .render import err_console
-
-                err_console().print(f"error: game {r['game_id']}: {r['error']}", markup=False, highlight=False)
+    for r in results:
+        if r["verdict"] == "error":
+            typer.echo(f"error: game {r['game_id']}: {r['error']}", err=True)
     if summary["errors"]:
         return 2
     return 1 if summary["with_findings"] else 0

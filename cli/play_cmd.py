@@ -132,8 +132,8 @@ class _RandomBot:
         return rng.choice(list(legal_actions))
 
 
-def make_bot(kind: str) -> tuple[Any, str | None]:
-    """The bot of that kind and a note when it had to be substituted."""
+def make_bot(kind: str, points: dict[str, int] | None = None) -> tuple[Any, str | None]:
+    """The bot of that kind (valuing cards by ``points``) and a note when it had to be substituted."""
     try:
         from ..core import bots
     except ImportError:
@@ -142,7 +142,7 @@ def make_bot(kind: str) -> tuple[Any, str | None]:
             return _RandomBot(), note
         raise Failure(f"unknown bot {kind!r} (bots: random, greedy)") from None
     try:
-        return bots.make_bot(kind), None
+        return bots.make_bot(kind, points=points), None
     except (KeyError, ValueError, LookupError) as exc:
         msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
         raise Failure(msg) from None
@@ -299,7 +299,8 @@ class PlaySession:
     def stopped(self, why: str) -> None:
         g = self.game
         where = f"hand {g.state.hand_no} stays unfinished" if g.in_hand else "no hand in play"
-        self.say(f"{why}: game {g.game_id} is recorded as far as it went ({where}). {self._net_line()}")
+        self.say(f"{why}: {where}. {self._net_line()}")
+        self.say(f"recorded as far as it went: game {g.game_id}")
 
 
 def _isatty(stream) -> bool:
@@ -336,7 +337,6 @@ def play_cmd(
     from .render import console
 
     with reported():
-        seats, bots, notes = _seats(seat, bot or ["greedy", "greedy"])
         fixed: dict[str, Any] = {}
         named = {k for k, _ in parse_option_pairs(option)}
         if stake is not None:
@@ -346,6 +346,7 @@ def play_cmd(
         elif "max_turns_per_hand" not in named:
             fixed["max_turns_per_hand"] = 200
         ruleset = build_ruleset(variant, option, options=fixed)
+        seats, bots, notes = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
         import uuid
 
         game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()))
@@ -370,7 +371,7 @@ def play_cmd(
         store.close()
 
 
-def _seats(human: str, bot_specs: list[str]) -> tuple[list[str], dict[str, Any], list[str]]:
+def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any], list[str]]:
     seats = [human]
     bots: dict[str, Any] = {}
     notes: list[str] = []
@@ -386,7 +387,7 @@ def _seats(human: str, bot_specs: list[str]) -> tuple[list[str], dict[str, Any],
             raise Failure(f"--bot takes a bot kind or SEAT=KIND, not {spec!r}")
         if name in seats:
             raise Failure(f"two seats are named {name!r}; name bots with --bot SEAT=KIND")
-        bot, note = make_bot(kind)
+        bot, note = make_bot(kind, points)
         if note and note not in notes:
             notes.append(note)
         seats.append(name)

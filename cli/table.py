@@ -115,7 +115,7 @@ def event_line(data: dict[str, Any], viewer: str = AUDITOR) -> str:
         rs = data.get("ruleset") or {}
         variants = ", ".join(rs.get("variants") or ()) or "classic"
         stake = (rs.get("options") or {}).get("base_stake", 1)
-        return f"game {str(data.get('game_id'))[:8]} started: {', '.join(data.get('players', ()))}; rules {variants}, stake {stake}; first dealer {data.get('dealer')}"
+        return f"game {str(data.get('game_id'))[:8]}: {', '.join(data.get('players', ()))}; {variants}, stake {stake}; dealer {data.get('dealer')}"
     if t == "hand_dealt":
         kind = "position set up" if data.get("explicit") else "dealt"
         return (

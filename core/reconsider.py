@@ -81,24 +81,38 @@ def build_ruleset(
     not given keep their recorded values when this ruleset declares them through
     the base game or a variant the recording used too.
     """
-    probe = Ruleset(variants, registry=registry)
+    specs, owner, names = _declared_options(variants, registry)
     given: dict[str, Any] = dict(options or {})
     for key, text in parse_option_pairs(option_texts):
-        spec = probe.option_specs.get(key)
+        spec = specs.get(key)
         if spec is None:
-            known = ", ".join(sorted(probe.option_specs))
-            raise RulesetError(f"unknown option {key!r} for variants [{', '.join(probe.variants) or 'classic'}] (known: {known})")
+            known = ", ".join(sorted(specs))
+            raise RulesetError(f"unknown option {key!r} for variants [{', '.join(names) or 'classic'}] (known: {known})")
         if key in given:
             raise RulesetError(f"option {key} is given twice")
         given[key] = parse_option_text(spec, text)
     if carry_from is not None:
         shared = {"classic", *carry_from.variants}
         for key, value in carry_from.options.items():
-            if key not in given and key in probe.option_specs and probe.option_owner[key] in shared:
+            if key not in given and key in specs and owner[key] in shared:
                 given[key] = value
-    if not given:
-        return probe
     return Ruleset(variants, given, registry=registry)
+
+
+def _declared_options(variants: Sequence[str], registry=None):
+    """The options the base game and ``variants`` declare (a later declaration wins, as in
+    :class:`Ruleset`), who declares each, and the variants' canonical names."""
+    from ..variants.registry import default_registry
+
+    registry = registry or default_registry()
+    regs = [registry.get("classic")] + [registry.get(v) for v in variants]
+    specs: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for reg in regs:
+        for spec in reg.info.options:
+            specs[spec.name] = spec
+            owner[spec.name] = reg.info.name
+    return specs, owner, [r.info.name for r in regs[1:] if r.info.name != "classic"]
 
 
 # --- results -------------------------------------------------------------------------------
