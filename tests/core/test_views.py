@@ -19,22 +19,7 @@ from hypothesis import strategies as st
 from tonk.core import Game
 from tonk.core.commands import Discard, DrawStock, Hit, Knock, LaySpread
 from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, SpreadLaid
-from tonk.core.views import AUDITOR, HIDDEN, event_view, player_view
-
-
-def mentioned(data) -> set[str]:
-    """Every string in plain data, except the public joker mappings of spreads."""
-    out: set[str] = set()
-    if isinstance(data, dict):
-        for k, v in data.items():
-            if k not in ("jokers_as", "joker_as"):
-                out |= mentioned(v)
-    elif isinstance(data, (list, tuple)):
-        for v in data:
-            out |= mentioned(v)
-    elif isinstance(data, str):
-        out.add(data)
-    return out
+from tonk.core.views import AUDITOR, HIDDEN, event_view, player_view, visible_cards
 
 
 def pick(rng: random.Random, actions: list):
@@ -93,7 +78,7 @@ def check_views(game: Game) -> int:
             ev = event_view(event, viewer)
             pv = msgspec.to_builtins(player_view(state, viewer))
             for what, data in (("event", ev), ("table", pv)):
-                leaked = mentioned(data) & hidden
+                leaked = visible_cards(data) & hidden
                 assert not leaked, f"{viewer} sees {sorted(leaked)} in the {what} view after {event!r}"
                 checked += 1
             # the viewer's own hand is always shown to them, exactly
@@ -138,7 +123,7 @@ def test_the_deal_shows_a_player_only_their_own_hand_and_the_upcard():
     assert view["hands"]["ann"] == [HIDDEN] * 5
     assert view["deck"] == [] and set(view["stock"]) == {HIDDEN}
     assert view["discard"] == [dealt.discard[0]]
-    assert mentioned(view) - {HIDDEN} <= set(dealt.hands["bob"]) | {dealt.discard[0]} | {
+    assert visible_cards(view) - {HIDDEN} <= set(dealt.hands["bob"]) | {dealt.discard[0]} | {
         "bob", "ann", "cy", "hand_dealt", dealt.commitment,
     }
 
