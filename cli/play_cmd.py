@@ -263,7 +263,7 @@ class PlaySession:
         self.apply(cmd)
 
     def run(self) -> str:
-        """Play the hands; returns ``finished``, ``eof`` or ``quit``."""
+        """Play the hands; returns ``finished``, ``eof``, ``quit`` or ``interrupted`` (Ctrl-C)."""
         game = self.game
         self.record(list(game.events))
         self.show_events(list(game.events))
@@ -285,6 +285,10 @@ class PlaySession:
         except QuitRequest:
             self.stopped("you quit")
             return "quit"
+        except KeyboardInterrupt:
+            self.say()
+            self.stopped("interrupted")
+            return "interrupted"
         ended = game.end("played")
         self.record([ended])
         self.say(f"\n[bold]game over[/bold] after {game.state.hand_no} hand(s). {self._net_line()}")
@@ -366,9 +370,11 @@ def play_cmd(
     )
     try:
         with reported():
-            session.run()
+            outcome = session.run()
     finally:
         store.close()
+    if outcome == "interrupted":
+        raise typer.Exit(130)
 
 
 def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any], list[str]]:

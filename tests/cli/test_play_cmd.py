@@ -129,6 +129,22 @@ def test_every_command_is_recorded_before_the_next_prompt():
     assert max(len(line) for line in out.file.getvalue().splitlines()) <= 80
 
 
+def test_ctrl_c_stops_the_session_with_what_was_recorded():
+    from tonk.cli.play_cmd import PlaySession, make_bot
+
+    game = Game.new(["me", "bot"], seed=21)
+    recorded: list = []
+
+    def read_line():
+        raise KeyboardInterrupt
+
+    out = Console(file=io.StringIO(), width=80)
+    session = PlaySession(game, "me", {"bot": make_bot("random")[0]}, hands=1, read_line=read_line, out=out, record=recorded.extend)
+    assert session.run() == "interrupted"
+    assert recorded == game.events and game.in_hand
+    assert "interrupted: hand 1 stays unfinished" in out.file.getvalue()
+
+
 def test_parse_input_accepts_typed_commands_and_menu_numbers():
     from tonk.cli.app import Failure
     from tonk.cli.play_cmd import parse_input, typed_form
