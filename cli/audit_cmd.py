@@ -245,20 +245,21 @@ def _card_word(word: str, card) -> str:
 @app.command("audit")
 def audit_cmd(
     ctx: typer.Context,
-    game_ids: list[str] = typer.Argument(None, help="Games to audit (any unique prefix of an id)."),
+    game_ids: list[str] = typer.Argument(None, metavar="GAME_ID", help="Games to audit (any unique prefix of an id)."),
     all_games: bool = typer.Option(False, "--all", "-a", help="Audit every game in the store."),
     json_out: bool = typer.Option(False, "--json", help="Print the results as JSON (docs/cli-json.md)."),
     rules: list[str] = typer.Option(
-        [], "--rules", "-r", help="Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."
+        [], "--rules", "-r", metavar="VARIANT", help="Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."
     ),
-    option: list[str] = typer.Option([], "--option", "-o", help="With --rules: a ruleset option NAME=VALUE (repeatable)."),
+    option: list[str] = typer.Option(
+        [], "--option", "-o", metavar="NAME=VALUE", help="Re-adjudicate with this ruleset option (repeatable; with or without --rules)."
+    ),
 ) -> None:
     """Audit recorded games: hash chain, card conservation, every action re-run under its rules.
 
     Exit 0 when clean, 1 with findings, 2 when a game cannot be audited.
 
-    With --rules/--option: re-adjudicate the recorded actions under other house rules and
-    show, hand by hand, which actions would have been illegal and how each payout differs."""
+    With --rules/--option: re-adjudicate the recorded actions under other house rules and show, hand by hand, which actions would have been illegal and how each payout differs."""
     from .games_cmd import open_existing_store, resolve_game_id
 
     game_ids = list(game_ids or [])

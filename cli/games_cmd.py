@@ -73,8 +73,8 @@ def _rules(g: dict[str, Any]) -> str:
 @app.command("games")
 def games_cmd(
     ctx: typer.Context,
-    player: Optional[str] = typer.Option(None, "--player", "-p", help="Only games with this player seated."),
-    variant: Optional[str] = typer.Option(None, "--variant", "-v", help="Only games played with this house rule."),
+    player: Optional[str] = typer.Option(None, "--player", "-p", metavar="PLAYER", help="Only games with this player seated."),
+    variant: Optional[str] = typer.Option(None, "--variant", "-v", metavar="VARIANT", help="Only games played with this house rule."),
     json_out: bool = typer.Option(False, "--json", help="Print {\"games\": [...]} as JSON (docs/cli-json.md)."),
 ) -> None:
     """List the recorded games: id, when, players with their net results, ruleset, hands played."""

@@ -322,17 +322,17 @@ def _stdin_line() -> Optional[str]:
 @app.command("play")
 def play_cmd(
     ctx: typer.Context,
-    seat: str = typer.Option("you", "--seat", help="Your name at the table."),
+    seat: str = typer.Option("you", "--seat", metavar="NAME", help="Your name at the table."),
     bot: list[str] = typer.Option(
-        [], "--bot", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
+        [], "--bot", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
     ),
-    stake: Optional[int] = typer.Option(None, "--stake", min=1, help="The base stake (option base_stake)."),
-    variant: list[str] = typer.Option([], "--variant", "-v", help="A house rule (variant) to play with; repeatable."),
-    option: list[str] = typer.Option([], "--option", "-o", help="A ruleset option NAME=VALUE; repeatable."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
-    hands: int = typer.Option(1, "--hands", "-n", min=1, help="How many hands to play."),
+    stake: Optional[int] = typer.Option(None, "--stake", min=1, metavar="N", help="The base stake (option base_stake)."),
+    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant) to play with; repeatable."),
+    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option NAME=VALUE; repeatable."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
+    hands: int = typer.Option(1, "--hands", "-n", min=1, metavar="N", help="How many hands to play."),
     max_turns: Optional[int] = typer.Option(
-        None, "--max-turns", min=0, help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
+        None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
     ),
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""

@@ -49,9 +49,9 @@ def replay_steps(events: list, viewer: str, at: int | None = None):
 @app.command("replay")
 def replay_cmd(
     ctx: typer.Context,
-    game_id: str = typer.Argument(..., help="The game (any unique prefix of its id)."),
-    at: Optional[int] = typer.Option(None, "--at", min=1, help="Show only the table after event N (1-based)."),
-    as_player: Optional[str] = typer.Option(None, "--as", help="Show only what this player could see (default: the auditor, who sees all)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game (any unique prefix of its id)."),
+    at: Optional[int] = typer.Option(None, "--at", min=1, metavar="N", help="Show only the table after event N (1-based)."),
+    as_player: Optional[str] = typer.Option(None, "--as", metavar="PLAYER", help="Show only what this player could see (default: the auditor, who sees all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
 ) -> None:
     """Replay a recorded game event by event, as one player saw it or as the omniscient auditor."""
