@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
 import sys
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -15,7 +15,7 @@ from ..core.events import FORMAT_VERSION, Event
 from ..storage import EventStore
 from ..storage.jsonl import FORMAT_NAME, check_file, export_games, write_checked
 from .app import app, fail, reported, settings
-from .render import console, print_json
+from .render import print_json
 
 
 @app.command("export")
@@ -42,7 +42,7 @@ def export_cmd(
     if json_out:
         print_json({"output": str(output), "games": games, "events": events})
     else:
-        console().print(f"exported {games} game(s), {events} event(s) to {output}", markup=False)
+        typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
 
 
 def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -> tuple[int, int]:
@@ -50,14 +50,16 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
     directory = output.parent if str(output.parent) else Path(".")
     if not directory.is_dir():
         raise fail(f"cannot write {output}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=directory)
+    tmp = directory / f".{output.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with os.fdopen(fd, "wb") as out:
+        with open(tmp, "xb") as out:  # default permissions, unlike mkstemp's 0600
             counts = export_games(store, ids, out)
         os.replace(tmp, output)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
         raise
     return counts
 
@@ -91,7 +93,7 @@ def import_cmd(
         line = f"imported {len(checked.imported)} game(s), {checked.events} event(s)"
         if checked.present:
             line += f"; {len(checked.present)} already in the store with the same events"
-        console().print(line, markup=False)
+        typer.echo(line)
 
 
 @app.command("verify")
@@ -113,9 +115,9 @@ def verify_cmd(
         print_json({"ok": not findings, "games": games, "findings": [msgspec.to_builtins(f) for f in findings]})
     elif findings:
         for f in findings:
-            console().print(f"game {f.game_id} seq {f.seq}: {f.message} (expected {f.expected}, found {f.found})", markup=False)
+            typer.echo(f"game {f.game_id} seq {f.seq}: {f.message} (expected {f.expected}, found {f.found})")
     else:
-        console().print(f"ok: {games} game(s) verified", markup=False)
+        typer.echo(f"ok: {games} game(s) verified")
     if findings:
         raise typer.Exit(1)
 

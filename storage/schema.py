@@ -98,7 +98,10 @@ def inspect_file(path: Path, *, integrity: bool = True) -> int | None:
         return None
     if not head.startswith(SQLITE_MAGIC) or len(head) < 100:
         raise StoreError(f"{path} is not a tonk store (not a SQLite database)")
-    uri = "file:" + quote(str(path.resolve())) + "?mode=ro"
+    # Read-only; and when no journal or WAL is beside the file, immutable, so that the
+    # inspection does not even create the -wal/-shm files of a WAL-mode database.
+    side = any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm", "-journal"))
+    uri = "file:" + quote(str(path.resolve())) + ("?mode=ro" if side else "?mode=ro&immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:

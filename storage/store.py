@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import msgspec
 from sqlite_utils import Database
 
-from ..core.events import EVENT_TYPES, Event, GameStarted, decode, encode, event_type
+from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from . import projection
 from .chain import GENESIS, ChainFinding, check_chain
 from .codec import Decoder, decode_error, first_event
@@ -335,6 +335,10 @@ def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, by
             raise StoreError(f"game {game_id}: a new game's first event must be game_started, not {event_type(first)}")
         if first.game_id != game_id:
             raise StoreError(f"game_started of game {first.game_id} cannot be appended to game {game_id}")
+        if first.format_version != FORMAT_VERSION:
+            raise StoreError(
+                f"game {game_id}: game_started says format version {first.format_version}; this engine writes version {FORMAT_VERSION}"
+            )
     for i, (tag, _) in enumerate(encoded):
         if tag == "game_started" and (version or i):
             raise StoreError(f"game {game_id}: a second game_started (at seq {version + i + 1})")

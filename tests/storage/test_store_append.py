@@ -1,0 +1,210 @@
+"""Appending and reading: versions, idempotent commands, the stored row, append-only triggers."""
+
+from __future__ import annotations
+
+import sqlite3
+from hashlib import sha256
+
+import msgspec
+import pytest
+
+from tonk.core.errors import TonkError
+from tonk.core.events import GameEnded, Knocked, decode, encode, event_type
+from tonk.storage import GENESIS, ConcurrencyError, EventStore, StoreError, UnknownGame
+
+
+def test_append_whole_game_then_read_back_equal(db, games):
+    with EventStore.open(db) as store:
+        for g in games:
+            assert store.append(g.game_id, g.events, 0) == len(g.events)
+        for g in games:
+            assert store.read(g.game_id) == g.events
+            assert [seq for seq, _ in store.iter_events(g.game_id)] == list(range(1, len(g.events) + 1))
+            assert [e for _, e in store.iter_events(g.game_id)] == g.events
+            assert store.version(g.game_id) == len(g.events)
+        assert store.game_ids() == sorted(g.game_id for g in games)
+        streamed = dict(store.iter_games())
+        assert streamed == {g.game_id: g.events for g in games}
+
+
+def test_append_command_by_command_as_a_service_would(db, play):
+    g = play(11, hands=2)
+    with EventStore.open(db) as store:
+        version = 0
+        for e in g.events:
+            version = store.append(g.game_id, [e], version)
+        assert version == len(g.events)
+        assert store.read(g.game_id) == g.events
+        assert store.verify() == []
+
+
+def test_stored_row_is_canonical_bytes_type_and_hash_chain(db, games, record, raw_conn):
+    g = games[0]
+    record(db, [g])
+    conn = raw_conn(db)
+    rows = conn.execute(
+        "SELECT seq, type, payload, hash, prev_hash, command_id, recorded_at FROM events WHERE game_id = ? ORDER BY seq", (g.game_id,)
+    ).fetchall()
+    conn.close()
+    prev = GENESIS
+    for (seq, type_, payload, h, prev_hash, command_id, recorded_at), e in zip(rows, g.events):
+        assert payload.encode() == encode(e)
+        assert type_ == event_type(e)
+        assert prev_hash == prev
+        assert h == sha256(prev.encode() + encode(e)).hexdigest()
+        assert command_id == ""
+        assert recorded_at.endswith("Z") and "T" in recorded_at
+        prev = h
+    assert len(rows) == len(g.events)
+
+
+def test_concurrency_error_names_game_and_versions_and_writes_nothing(db, games):
+    g = games[0]
+    with EventStore.open(db) as store:
+        store.append(g.game_id, g.events[:3], 0)
+        with pytest.raises(ConcurrencyError) as info:
+            store.append(g.game_id, g.events[2:], 2)
+        err = info.value
+        assert (err.game_id, err.expected, err.actual) == (g.game_id, 2, 3)
+        assert g.game_id in str(err) and "expected version 2" in str(err) and "holds 3" in str(err)
+        assert isinstance(err, StoreError) and isinstance(err, TonkError)
+        with pytest.raises(ConcurrencyError) as ahead:
+            store.append(g.game_id, g.events[3:], 7)
+        assert (ahead.value.expected, ahead.value.actual) == (7, 3)
+        assert store.version(g.game_id) == 3
+        assert store.read(g.game_id) == g.events[:3]
+        # a new game is version 0: claiming otherwise is refused the same way
+        with pytest.raises(ConcurrencyError):
+            store.append("fresh", [Knocked(player="ann")], 1)
+
+
+def test_command_id_makes_a_retried_append_a_noop(db, games, raw_conn):
+    g = games[1]
+    with EventStore.open(db) as store:
+        v = store.append(g.game_id, g.events[:1], 0, command_id="start")
+        assert store.append(g.game_id, g.events[:1], 0, command_id="start") == v == 1
+        v2 = store.append(g.game_id, g.events[1:4], 1, command_id="deal-1")
+        assert v2 == 4
+        # the retry carries the stale expected version; it is still a no-op, not a conflict
+        assert store.append(g.game_id, g.events[1:4], 1, command_id="deal-1") == 4
+        # the same command id in another game is another command
+        other = games[0]
+        assert store.append(other.game_id, other.events, 0, command_id="start") == len(other.events)
+        # a new command id after a retry goes on normally
+        assert store.append(g.game_id, g.events[4:], 4, command_id="rest") == len(g.events)
+        assert store.append(g.game_id, g.events[4:], 4, command_id="rest") == len(g.events)
+        assert store.read(g.game_id) == g.events
+    conn = raw_conn(db)
+    ids = [r[0] for r in conn.execute("SELECT command_id FROM events WHERE game_id = ? ORDER BY seq", (g.game_id,))]
+    conn.close()
+    assert ids == ["start"] + ["deal-1"] * 3 + ["rest"] * (len(g.events) - 4)
+
+
+def test_bad_appends_are_refused_with_nothing_written(db, games):
+    g = games[0]
+    with EventStore.open(db) as store:
+        with pytest.raises(StoreError, match="first event must be game_started"):
+            store.append(g.game_id, g.events[1:], 0)
+        with pytest.raises(StoreError, match="cannot be appended to game other"):
+            store.append("other", g.events, 0)
+        with pytest.raises(StoreError, match="not an event"):
+            store.append(g.game_id, [g.events[0], {"type": "knocked"}], 0)
+        with pytest.raises(StoreError, match="second game_started"):
+            store.append(g.game_id, [g.events[0], g.events[0]], 0)
+        with pytest.raises(StoreError, match="format version 2"):
+            store.append(g.game_id, [msgspec.structs.replace(g.events[0], format_version=2)], 0)
+        with pytest.raises(StoreError, match="expected_version"):
+            store.append(g.game_id, g.events, -1)
+        assert store.game_ids() == []
+        store.append(g.game_id, g.events[:2], 0)
+        with pytest.raises(StoreError, match="second game_started"):
+            store.append(g.game_id, [g.events[0]], 2)
+        assert store.version(g.game_id) == 2
+        assert store.append(g.game_id, [], 2) == 2
+
+
+def test_unknown_game(db):
+    with EventStore.open(db) as store:
+        for call in (store.read, store.verify, lambda gid: list(store.iter_events(gid)), store.records):
+            with pytest.raises(UnknownGame, match="no game 'nope'"):
+                call("nope")
+        assert store.version("nope") == 0
+        assert isinstance(UnknownGame("x"), TonkError)
+
+
+def test_triggers_refuse_update_and_delete(db, games, record, raw_conn):
+    record(db, games[:1])
+    conn = raw_conn(db)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only: UPDATE"):
+        conn.execute("UPDATE events SET payload = '{}' WHERE seq = 1")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only: DELETE"):
+        conn.execute("DELETE FROM events")
+    conn.close()
+    with EventStore.open(db) as store:
+        assert store.read(games[0].game_id) == games[0].events
+
+
+def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
+    EventStore.open(db).close()
+    conn = raw_conn(db)
+    cols = {r[1]: (r[2], r[3], r[5]) for r in conn.execute("PRAGMA table_info(events)")}
+    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id"}
+    assert all(notnull for _, notnull, _ in cols.values())
+    assert (cols["game_id"][2], cols["seq"][2]) == (1, 2)  # primary key (game_id, seq)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x746F6E6B
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    applied = conn.execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall()
+    assert applied == [("tonk", "0001_events_games")]
+    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert triggers == {"events_no_update", "events_no_delete"}
+    conn.close()
+    EventStore.open(db).close()  # reopening applies nothing twice
+    conn = raw_conn(db)
+    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+    conn.close()
+
+
+def test_events_decode_through_the_formats_upcast(db, games, record, monkeypatch):
+    """Reading a game of an older format goes through ``upcast``: pretend the engine moved on."""
+    from tonk.storage import codec
+
+    g = games[0]
+    record(db, [g])
+    seen = []
+
+    def upcast(raw, version):
+        seen.append((raw["type"], version))
+        return raw
+
+    monkeypatch.setattr(codec, "FORMAT_VERSION", 2)
+    monkeypatch.setattr(codec, "upcast", upcast)
+    with EventStore.open(db) as store:
+        assert store.read(g.game_id) == g.events
+    assert [t for t, _ in seen] == [event_type(e) for e in g.events]
+    assert {v for _, v in seen} == {1}
+
+
+def test_a_game_of_a_newer_format_is_refused_on_read(db, games, record, raw_conn):
+    g = games[0]
+    newer = msgspec.structs.replace(g.events[0], format_version=99)
+    payload = encode(newer)
+    record(db, [g])
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET payload = ? WHERE game_id = ? AND seq = 1", (payload.decode(), g.game_id))
+    conn.close()
+    with EventStore.open(db) as store:
+        with pytest.raises(StoreError, match="seq 1.*format version 99"):
+            store.read(g.game_id)
+        with pytest.raises(StoreError, match="format version 99"):
+            list(store.iter_games())
+    assert decode(payload).format_version == 99
+
+
+def test_game_ended_only_appends_are_fine_after_start(db, play):
+    g = play(5, hands=1, end=False)
+    with EventStore.open(db) as store:
+        v = store.append(g.game_id, g.events, 0)
+        assert store.append(g.game_id, [GameEnded(reason="closed", net=g.net)], v) == v + 1
+        assert store.games()[0]["status"] == "ended"

@@ -1,0 +1,186 @@
+"""tonk export / import / verify / schema through the CLI: outputs, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tonk.cli.app import app
+from tonk.core.events import FORMAT_VERSION
+from tonk.storage import EventStore
+
+
+@pytest.fixture
+def tonk():
+    runner = CliRunner()
+
+    def run(db: Path, *args: str):
+        return runner.invoke(app, ["--db", str(db), *args])
+
+    return run
+
+
+def clean_failure(result, code: int, text: str) -> None:
+    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert text in lines[0], lines[0]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_export_import_export_round_trip(tmp_path, tonk, games, record):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    record(a, games)
+    exported = tonk(a, "export", "--all")
+    assert exported.exit_code == 0, exported.stderr
+    first = exported.stdout_bytes
+    assert first.splitlines()[0] == b'{"format":"tonk-events","format_version":%d}' % FORMAT_VERSION
+    f = tmp_path / "all.jsonl"
+    f.write_bytes(first)
+
+    imported = tonk(b, "import", str(f))
+    assert imported.exit_code == 0, imported.stderr
+    events = sum(len(g.events) for g in games)
+    assert imported.stdout.strip() == f"imported {len(games)} game(s), {events} event(s)"
+
+    again = tonk(b, "export", "--all", "--output", str(tmp_path / "again.jsonl"))
+    assert again.exit_code == 0
+    assert again.stdout.strip() == f"exported {len(games)} game(s), {events} event(s) to {tmp_path / 'again.jsonl'}"
+    assert (tmp_path / "again.jsonl").read_bytes() == first
+
+    ok = tonk(b, "verify")
+    assert (ok.exit_code, ok.stdout.strip()) == (0, f"ok: {len(games)} game(s) verified")
+
+    twice = tonk(b, "import", str(f), "--json")
+    assert twice.exit_code == 0
+    data = json.loads(twice.stdout)
+    assert data["games"] == 0 and sorted(data["present"]) == sorted(g.game_id for g in games)
+
+
+def test_export_some_games_and_json_summary(tmp_path, tonk, games, record):
+    db = tmp_path / "a.db"
+    record(db, games)
+    out = tmp_path / "two.jsonl"
+    r = tonk(db, "export", games[1].game_id, games[0].game_id, "-o", str(out), "--json")
+    assert r.exit_code == 0, r.stderr
+    assert json.loads(r.stdout) == {"output": str(out), "games": 2, "events": len(games[0].events) + len(games[1].events)}
+    ids = [json.loads(x)["game_id"] for x in out.read_text().splitlines()[1:]]
+    assert list(dict.fromkeys(ids)) == [games[1].game_id, games[0].game_id]
+
+
+def test_export_errors(tmp_path, tonk, games, record):
+    db = tmp_path / "a.db"
+    clean_failure(tonk(db, "export", "--all"), 2, f"no tonk store at {db}")
+    assert not db.exists()
+    record(db, games[:1])
+    clean_failure(tonk(db, "export"), 2, "name the games to export, or give --all")
+    clean_failure(tonk(db, "export", games[0].game_id, "--all"), 2, "name the games to export")
+    r = tonk(db, "export", games[0].game_id, "nope")
+    clean_failure(r, 2, "no game 'nope' in the store")
+    assert r.stdout == ""
+    out = tmp_path / "never.jsonl"
+    clean_failure(tonk(db, "export", "nope", "-o", str(out)), 2, "no game 'nope'")
+    assert not out.exists() and list(tmp_path.glob(".never.jsonl*")) == []
+    clean_failure(tonk(db, "export", "--all", "-o", str(tmp_path / "no" / "dir.jsonl")), 2, "does not exist")
+
+
+def test_import_refusals_leave_the_store_byte_identical(tmp_path, tonk, games, record, digest):
+    db = tmp_path / "a.db"
+    record(db, games[:2])
+    good = tonk(db, "export", "--all").stdout_bytes
+    lines = good.splitlines()
+    record(db := tmp_path / "b.db", games[2:3])
+    before = digest(db)
+    cases = {
+        "invalid.jsonl": (lines[:2] + [b"{not json"] + lines[3:], ":3: invalid JSON"),
+        "gap.jsonl": (lines[:3] + lines[4:], ":4: seq gap in game"),
+        "type.jsonl": ([lines[0], lines[1].replace(b'"type":"game_started"', b'"type":"game_paused"', 1)] + lines[2:], ":2: unknown event type 'game_paused'"),
+        "chain.jsonl": (lines[:4] + [lines[4].replace(b'"card":"', b'"card":"1', 1)] + lines[5:], ":5: broken chain"),
+        "header.jsonl": (lines[1:], ":1: the first line must be the header"),
+    }
+    for name, (content, text) in cases.items():
+        f = tmp_path / name
+        f.write_bytes(b"\n".join(content) + b"\n")
+        r = tonk(db, "import", str(f))
+        clean_failure(r, 2, f"{f}{text}")
+        assert r.stderr.strip().endswith("nothing was imported")
+        assert digest(db) == before, name
+    clean_failure(tonk(db, "import", str(tmp_path / "missing.jsonl")), 2, "cannot read the file")
+    assert digest(db) == before
+
+
+def test_a_refused_import_into_a_missing_store_creates_nothing(tmp_path, tonk):
+    f = tmp_path / "bad.jsonl"
+    f.write_text("not a header\n")
+    db = tmp_path / "new.db"
+    clean_failure(tonk(db, "import", str(f)), 2, ":1: the first line must be the header")
+    assert not db.exists()
+
+
+def test_import_into_a_file_that_is_not_a_store(tmp_path, tonk, games, record, digest):
+    a = tmp_path / "a.db"
+    record(a, games[:1])
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(tonk(a, "export", "--all").stdout_bytes)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    clean_failure(tonk(notes, "import", str(f)), 2, "not a tonk store")
+    assert notes.read_text() == "my notes\n"
+
+
+def test_verify_reports_findings_and_exit_1(tmp_path, tonk, games, record, raw_conn):
+    db = tmp_path / "a.db"
+    record(db, games[:2])
+    g = games[0]
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET payload = payload || ' ' WHERE game_id = ? AND seq = 7", (g.game_id,))
+    conn.close()
+    r = tonk(db, "verify")
+    assert r.exit_code == 1
+    [line] = r.stdout.strip().splitlines()
+    assert line.startswith(f"game {g.game_id} seq 7: the payload does not hash to the stored hash")
+    assert tonk(db, "verify", games[1].game_id).exit_code == 0
+    j = tonk(db, "verify", "--json", g.game_id, games[1].game_id)
+    assert j.exit_code == 1
+    data = json.loads(j.stdout)
+    assert data["ok"] is False and data["games"] == 2
+    assert [(f["game_id"], f["seq"]) for f in data["findings"]] == [(g.game_id, 7)]
+    assert set(data["findings"][0]) == {"game_id", "seq", "expected", "found", "message"}
+
+
+def test_verify_errors(tmp_path, tonk, games, record):
+    db = tmp_path / "a.db"
+    clean_failure(tonk(db, "verify"), 2, "no tonk store at")
+    record(db, games[:1])
+    clean_failure(tonk(db, "verify", "nope"), 2, "no game 'nope'")
+    ok = tonk(db, "verify", "--json")
+    assert json.loads(ok.stdout) == {"ok": True, "games": 1, "findings": []}
+    data = bytearray(db.read_bytes())
+    data[4096 : 4096 + 16] = b"\xee" * 16
+    db.write_bytes(bytes(data))
+    clean_failure(tonk(db, "verify"), 2, "corrupt")
+
+
+def test_schema_command(tmp_path, tonk):
+    for args in ((), ("--json",)):
+        r = tonk(tmp_path / "unused.db", "schema", *args)
+        assert r.exit_code == 0
+        schema = json.loads(r.stdout)
+        assert schema["x-tonk-format-version"] == FORMAT_VERSION
+        assert "GameStarted" in schema["$defs"]
+    assert not (tmp_path / "unused.db").exists()
+
+
+def test_games_projection_after_cli_import(tmp_path, tonk, games, record):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    record(a, games)
+    f = tmp_path / "x.jsonl"
+    f.write_bytes(tonk(a, "export", "--all").stdout_bytes)
+    assert tonk(b, "import", str(f)).exit_code == 0
+    with EventStore.open(a) as sa, EventStore.open(b) as sb:
+        assert sb.games() == sa.games()
