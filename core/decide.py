@@ -26,7 +26,7 @@ from .events import (
 )
 from .ruleset import Ruleset
 from .settlement import Ending
-from .state import State
+from .state import State, evolve
 
 # --- direct hook calls -------------------------------------------------------------------
 #
@@ -82,7 +82,8 @@ class Shortcuts:
     Each method answers exactly what the ruleset's method of the same name
     answers.  ``classic_hits`` is true when hits are checked by the base
     game alone (then a hit can fit only a book of its rank or a run of its
-    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates).
+    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates);
+    ``classic_spreads`` likewise for the spread candidates.
     """
 
     __slots__ = (
@@ -96,6 +97,7 @@ class Shortcuts:
         "hit_options",
         "deck_set",
         "classic_hits",
+        "classic_spreads",
         "has_vetoes",
     )
 
@@ -125,6 +127,7 @@ class Shortcuts:
         self.deck_set = frozenset(rs.deck)
         self.has_vetoes = bool(rs.has_vetoes)
         self.classic_hits = _only_classic(rs, "tonk_check_hit") and _only_classic(rs, "tonk_hit_options")
+        self.classic_spreads = _only_classic(rs, "tonk_spread_candidates")
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
@@ -156,7 +159,7 @@ def shortcuts(ruleset: Ruleset) -> Shortcuts:
 def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None = None) -> dict[str, int]:
     hands = state.hands if hands is None else hands
     pts = ruleset.points
-    return {p: sum(pts[c] for c in hands[p]) for p in state.players}
+    return {p: sum(map(pts.__getitem__, hands[p])) for p in state.players}
 
 
 def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
@@ -191,8 +194,6 @@ def _hands_after(state: State, player: str, remove: tuple[str, ...] = (), add: t
 
 def _post_state(state: State, events: list[Event]) -> State:
     """The state after ``events`` (on a copy), for settlement hooks that look at the final position."""
-    from .state import evolve
-
     s = state.copy()
     for e in events:
         evolve(s, e)

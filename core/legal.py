@@ -21,7 +21,7 @@ Two ways to the same list:
 
 from __future__ import annotations
 
-from .cards import ORDER_OF, RANK_OF, SUIT_OF
+from .cards import ORDER_OF, RANK_OF, STANDARD_DECK, SUIT_OF, SUITS
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .decide import decide, shortcuts
 from .errors import IllegalAction
@@ -78,6 +78,29 @@ def _could_fit_classic(spread, card: str) -> bool:
     return o == ORDER_OF[cards[-1]] + 1 or o == ORDER_OF[cards[0]] - 1
 
 
+# One bit per natural card, suit-major (suit * 16 + rank order) and rank-major
+# (rank order * 4 + suit): a hand's bits show at once whether it holds three
+# consecutive cards of a suit or three cards of a rank.
+_RUN_BIT = {c: 1 << (SUITS.index(SUIT_OF[c]) * 16 + ORDER_OF[c]) for c in STANDARD_DECK}
+_BOOK_BIT = {c: 1 << (ORDER_OF[c] * 4 + SUITS.index(SUIT_OF[c])) for c in STANDARD_DECK}
+_NIBBLE_LOW = sum(1 << (4 * i) for i in range(16))
+
+
+def _may_hold_natural_spread(hand: list[str]) -> bool:
+    """Whether the base game's spread candidates of ``hand`` can be non-empty: three
+    consecutive ranks of one suit or three cards of one rank (A8.2, A8.3).  A hand with
+    any other card (a joker) is always worth asking about."""
+    try:
+        runs = sum(map(_RUN_BIT.__getitem__, hand))
+    except KeyError:
+        return True
+    if runs & (runs >> 1) & (runs >> 2):
+        return True
+    b = sum(map(_BOOK_BIT.__getitem__, hand))
+    b0, b1, b2, b3 = b & _NIBBLE_LOW, (b >> 1) & _NIBBLE_LOW, (b >> 2) & _NIBBLE_LOW, (b >> 3) & _NIBBLE_LOW
+    return bool((b0 & b1 & (b2 | b3)) | (b2 & b3 & (b0 | b1)))
+
+
 def legal_actions(state: State, ruleset: Ruleset) -> list:
     """The actions the player to act may take now (same list, same order as
     :func:`legal_actions_checked`)."""
@@ -97,7 +120,10 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     out: list = []
     if ruleset.knock_timing == "before_discard":
         out.append(Knock(p))
-    candidates = sc.spread_candidates(hand)
+    if sc.classic_spreads and not _may_hold_natural_spread(hand):
+        candidates = ()
+    else:
+        candidates = sc.spread_candidates(hand)
     if candidates:
         held = set(hand)
         check_spread = sc.check_spread

@@ -53,6 +53,9 @@ class Spread:
         return f"Spread({self.id}, {self.owner}, {self.kind}, {' '.join(self.cards)})"
 
 
+_new_state = object.__new__
+
+
 class State:
     """The position of a game: table, seats, running totals and the hand in play."""
 
@@ -123,16 +126,35 @@ class State:
         return self.left_of(self.dealer)
 
     def copy(self) -> "State":
-        new = State.__new__(State)
-        for a in State.__slots__:
-            setattr(new, a, getattr(self, a))
+        """An independent copy (``evolve`` on it leaves this state alone).
+
+        Every slot is listed explicitly, for speed (decide copies the state to settle
+        a hand); a test checks that no slot is forgotten."""
+        new = _new_state(State)
+        new.game_id = self.game_id
+        new.players = self.players
+        new.seat_of = self.seat_of  # never mutated after game_started
+        new.ruleset = self.ruleset
+        new.dealer = self.dealer
+        new.hand_no = self.hand_no
         new.net = dict(self.net)
+        new.in_hand = self.in_hand
         new.hands = {p: list(h) for p, h in self.hands.items()}
         new.stock = list(self.stock)
         new.discard = list(self.discard)
         new.table = {k: Spread(s.id, s.owner, s.kind, s.cards, dict(s.jokers_as)) for k, s in self.table.items()}
+        new.next_spread_no = self.next_spread_no
+        new.to_act = self.to_act
+        new.drew = self.drew
+        new.drawn_card = self.drawn_card
+        new.turn_no = self.turn_no
+        new.turn_hits = self.turn_hits
         new.turn_spreads = list(self.turn_spreads)
         new.hand_log = list(self.hand_log)
+        new.dealt = self.dealt
+        new.last_ending = self.last_ending
+        new.game_over = self.game_over
+        new.knocker = self.knocker
         return new
 
     def snapshot(self) -> dict:

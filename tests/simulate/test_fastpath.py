@@ -27,11 +27,29 @@ OPTION_SETS = [
 ]
 
 
+#: values for options a variant requires (no default), where the first choice will not do
+REQUIRED_VALUES = {"cards_per_player": 7, "joker_value": 0}
+
+
+def required_options(name: str) -> dict:
+    """A value for every option variant ``name`` requires (the first choice, or the minimum)."""
+    out = {}
+    for spec in default_registry().get(name).info.options:
+        if getattr(spec, "required", False):
+            if spec.name in REQUIRED_VALUES:
+                out[spec.name] = REQUIRED_VALUES[spec.name]
+            elif spec.choices:
+                out[spec.name] = spec.choices[-1]
+            else:
+                out[spec.name] = spec.minimum if spec.minimum is not None else 1
+    return out
+
+
 def rulesets():
     out = [(name, (), opts) for name, opts in [("classic", o) for o in OPTION_SETS]]
     for name in default_registry().names():
         if name != "classic":
-            out.append((name, (name,), {}))
+            out.append((name, (name,), required_options(name)))
     return out
 
 
@@ -114,3 +132,15 @@ def test_the_classic_base_game_uses_direct_calls():
     sc = shortcuts(Ruleset())
     assert sc.classic_hits
     assert sc.knock_outcome.__name__ == "<lambda>"
+
+
+def test_the_spread_precheck_is_exact_for_natural_hands():
+    from tonk.core.cards import STANDARD_DECK
+    from tonk.core.legal import _may_hold_natural_spread
+    from tonk.core.spreads import natural_spread_candidates
+
+    rng = random.Random(5)
+    for _ in range(20000):
+        hand = rng.sample(STANDARD_DECK, rng.randint(0, 12))
+        assert _may_hold_natural_spread(hand) == bool(natural_spread_candidates(hand)), hand
+    assert _may_hold_natural_spread(["X1", "2S", "9D"])  # a joker: always ask the hook
