@@ -204,9 +204,10 @@ def _post_state(state: State, events: list[Event]) -> State:
 
 
 def _veto(state: State, command, ruleset: Ruleset) -> None:
-    v = ruleset.veto(state, command)
-    if v is not None:
-        raise v
+    if ruleset.has_vetoes:
+        v = ruleset.veto(state, command)
+        if v is not None:
+            raise v
 
 
 def _must_have_drawn(state: State, what: str, rule: str) -> None:

@@ -68,7 +68,7 @@ class SimConfig:
     variants: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
-    hands_per_game: int = 10
+    hands_per_game: int = 50
     workers: int = 1
 
     @property
@@ -207,22 +207,25 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config.seed, ruleset, index))
     state = game.state
     events = game.events
+    extend = events.extend
     base_deck = ruleset.deck
+    # the hot loop: names bound locally; the view is built only for bots that read it
+    choosers = {p: (b.choose, b.uses_view) for p, b in bots.items()}
+    _legal, _decide, _evolve, _view = legal_actions, decide, evolve, player_view
     for _ in range(config.hands_in_game(index)):
-        evs = decide(state, DealHand(deck=shuffle_deck(base_deck, deck_rng)), ruleset)
+        evs = _decide(state, DealHand(deck=shuffle_deck(base_deck, deck_rng)), ruleset)
         for e in evs:
-            evolve(state, e)
-        events.extend(evs)
+            _evolve(state, e)
+        extend(evs)
         actions = 0
         while state.in_hand:
             p = state.to_act
-            bot = bots[p]
-            legal = legal_actions(state, ruleset)
-            cmd = bot.choose(player_view(state, p) if bot.uses_view else None, legal, bot_rng)
-            evs = decide(state, cmd, ruleset)
+            choose, uses_view = choosers[p]
+            cmd = choose(_view(state, p) if uses_view else None, _legal(state, ruleset), bot_rng)
+            evs = _decide(state, cmd, ruleset)
             for e in evs:
-                evolve(state, e)
-            events.extend(evs)
+                _evolve(state, e)
+            extend(evs)
             actions += 1
             if actions > MAX_ACTIONS_PER_HAND:
                 raise SimulationError(

@@ -186,6 +186,17 @@ class State:
 
 def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
     """Why the cards in play are not exactly the deck, or ``None``."""
+    cards = [c for h in state.hands.values() for c in h]
+    cards += state.stock
+    cards += state.discard
+    for s in state.table.values():
+        cards += s.cards
+    if len(cards) == len(deck):
+        held = set(cards)
+        # no card twice and the same cards as the deck (whose length is the same): the
+        # multisets are equal; anything else is worked out and named below
+        if len(held) == len(cards) and held == set(deck):
+            return None
     seen = Counter()
     for h in state.hands.values():
         seen.update(h)
@@ -234,10 +245,17 @@ def evolve(state: State, event: Event) -> State:
         state.drawn_card = event.card
     elif t is CardDiscarded:
         p = event.player
-        state.hands[p].remove(event.card)
+        hand = state.hands[p]
+        hand.remove(event.card)
         state.discard.append(event.card)
-        if state.hands[p]:
-            _next_turn(state)
+        if hand:  # the turn passes to the left (_next_turn, inlined: the hottest event)
+            players = state.players
+            state.to_act = players[(state.seat_of[state.to_act] + 1) % len(players)]
+            state.drew = None
+            state.drawn_card = None
+            state.turn_hits = 0
+            state.turn_spreads = []
+            state.turn_no += 1
     elif t is SpreadLaid:
         hand = state.hands[event.player]
         for c in event.cards:

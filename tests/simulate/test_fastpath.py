@@ -144,3 +144,22 @@ def test_the_spread_precheck_is_exact_for_natural_hands():
         hand = rng.sample(STANDARD_DECK, rng.randint(0, 12))
         assert _may_hold_natural_spread(hand) == bool(natural_spread_candidates(hand)), hand
     assert _may_hold_natural_spread(["X1", "2S", "9D"])  # a joker: always ask the hook
+
+
+def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
+    from tonk.core.state import State
+
+    ruleset = Ruleset()
+    for game in _walk(ruleset, 7, hands=2):
+        st = game.state
+        if st.table and st.drew:
+            break
+    cp = st.copy()
+    for slot in State.__slots__:
+        assert getattr(cp, slot) == getattr(st, slot), slot
+    for slot in ("net", "hands", "stock", "discard", "table", "turn_spreads", "hand_log"):
+        assert getattr(cp, slot) is not getattr(st, slot), slot
+    for p in st.hands:
+        assert cp.hands[p] is not st.hands[p]
+    for k in st.table:
+        assert cp.table[k] is not st.table[k]
