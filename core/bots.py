@@ -52,6 +52,7 @@ from typing import Callable, Protocol
 
 from .cards import BASE_POINTS, ORDER_OF, RANK_OF, SUIT_OF
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .errors import TonkError
 from .views import PlayerView
 
 
@@ -62,7 +63,7 @@ class Bot(Protocol):
     def choose(self, view: PlayerView | None, legal: list, rng: random.Random): ...
 
 
-class BotError(ValueError):
+class BotError(TonkError, ValueError):
     """An unknown bot name."""
 
 

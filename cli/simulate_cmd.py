@@ -1,0 +1,216 @@
+"""``tonk simulate``: many hands between bots under a ruleset, and what a house rule changes.
+
+    tonk simulate --hands 10000 --players 3 --bot greedy --bot random --seed 7 --no-store
+    tonk simulate --hands 5000 --compare hit-penalty          # base game against hit-penalty
+    tonk simulate --hands 5000 --variant hit-penalty --compare classic --json
+
+A thin command over :mod:`tonk.core.simulate`: the report (hands per second,
+endings, win rate and mean net per seat and per bot, tonk outs, knocks, hand
+length) is printed as tables, or as JSON with ``--json``.  A progress bar goes
+to stderr when stderr is a terminal.  Simulated games are appended to the
+store (``--db``, default the global ``--db``) unless ``--no-store``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from ..core.errors import RulesetError, TonkError
+from .app import app, reported, settings
+from .render import console, err_console, print_json
+
+BASE_NAMES = ("classic", "base")
+
+
+def _config(hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int):
+    """A checked simulation config from command-line texts (options typed by their specs)."""
+    from ..core.reconsider import build_ruleset, parse_option_pairs
+    from ..core.simulate import SimConfig
+
+    ruleset = build_ruleset(variants, options)
+    given = [k for k, _ in parse_option_pairs(options)]
+    config = SimConfig(
+        hands=hands,
+        players=players,
+        bots=tuple(bots) or ("greedy",),
+        variants=tuple(ruleset.variants),
+        options={k: ruleset.options[k] for k in given},
+        seed=seed,
+        hands_per_game=hands_per_game,
+        workers=workers,
+    )
+    config.check()
+    return config
+
+
+def _split_compare(texts: list[str]) -> tuple[list[str], list[str]]:
+    """``--compare`` values: variant names and ``K=V`` options of the other ruleset."""
+    variants, options = [], []
+    for t in texts:
+        t = t.strip()
+        if "=" in t:
+            options.append(t)
+        elif t.lower() not in BASE_NAMES:
+            variants.append(t)
+    return variants, options
+
+
+def _ruleset_label(config) -> str:
+    parts = list(config.variants) or ["classic"]
+    parts += [f"{k}={v}" for k, v in config.options.items()]
+    return " ".join(parts)
+
+
+class _Progress:
+    """A rich progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self, total: int, label: str):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        con = err_console()
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("hands"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=con,
+            transient=True,
+            disable=not con.is_terminal,
+        )
+        self.task = self.progress.add_task(label, total=total)
+
+    def __enter__(self) -> "_Progress":
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def advance(self, hands: int) -> None:
+        self.progress.advance(self.task, hands)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _print_report(r: dict, title: str) -> None:
+    out = console()
+    cfg = r["config"]
+    rules = " ".join(cfg["variants"]) or "classic"
+    if cfg["options"]:
+        rules += " " + " ".join(f"{k}={v}" for k, v in cfg["options"].items())
+    out.print(f"[bold]{title}[/bold]: {r['hands']} hands in {r['games']} games, {cfg['players']} players, rules {rules}, seed {cfg['seed']}")
+    if "seconds" in r:
+        out.print(
+            f"  {r['hands_per_second']:,.0f} hands/s, {r['actions_per_second']:,.0f} actions/s "
+            f"({r['seconds']:.2f} s, {cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"
+        )
+    out.print(
+        f"  mean hand: {r['mean_hand_actions']:.1f} actions, {r['mean_hand_turns']:.1f} turns; "
+        f"tonk outs {_pct(r['tonk_out_rate'])}; knocks {r['knocks']['total']} "
+        f"(won {r['knocks']['won']}, caught {r['knocks']['caught']}, {_pct(r['knocks']['won_rate'])} won)"
+    )
+    ends = Table(title="endings", box=None, padding=(0, 1), title_justify="left")
+    ends.add_column("ending")
+    ends.add_column("hands", justify="right")
+    ends.add_column("share", justify="right")
+    for name, e in r["endings"].items():
+        ends.add_row(name, str(e["count"]), _pct(e["share"]))
+    out.print(ends)
+    seats = Table(title="seats", box=None, padding=(0, 1), title_justify="left")
+    for col, just in (("seat", "left"), ("bot", "left"), ("win rate", "right"), ("mean net", "right"), ("knocks", "right"), ("won", "right"), ("caught", "right"), ("tonk outs", "right")):
+        seats.add_column(col, justify=just)
+    for s in r["seats"]:
+        seats.add_row(
+            s["player"], s["bot"], _pct(s["win_rate"]), f"{s['mean_net']:+.3f}", str(s["knocks"]), str(s["knocks_won"]), str(s["knocks_caught"]), str(s["tonk_outs"])
+        )
+    out.print(seats)
+    if len(r["bots"]) > 1:
+        bots = Table(title="bots", box=None, padding=(0, 1), title_justify="left")
+        for col, just in (("bot", "left"), ("seats", "right"), ("win rate", "right"), ("mean net", "right"), ("knocks won", "right")):
+            bots.add_column(col, justify=just)
+        for name, b in r["bots"].items():
+            bots.add_row(name, str(b["seats"]), _pct(b["win_rate"]), f"{b['mean_net']:+.3f}", _pct(b["knock_win_rate"]))
+        out.print(bots)
+
+
+def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
+    out = console()
+    t = Table(title=f"A: {label_a}   B: {label_b}   (same seeds, decks and bots)", box=None, padding=(0, 1), title_justify="left")
+    t.add_column("figure")
+    t.add_column("A", justify="right")
+    t.add_column("B", justify="right")
+    t.add_column("B - A", justify="right")
+    for row in result["rows"]:
+        share = "share" in row["metric"] or "rate" in row["metric"]
+        fmt = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:.3f}")
+        diff = f"{100 * row['diff']:+.1f} pt" if share else f"{row['diff']:+.3f}"
+        t.add_row(row["metric"], fmt(row["a"]), fmt(row["b"]), diff)
+    out.print(t)
+
+
+@app.command("simulate")
+def simulate_cmd(
+    ctx: typer.Context,
+    hands: int = typer.Option(1000, "--hands", "-n", metavar="N", help="How many hands to play."),
+    players: int = typer.Option(3, "--players", "-p", metavar="P", help="Seats at the table."),
+    bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
+    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant); repeatable."),
+    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option; repeatable."),
+    seed: int = typer.Option(0, "--seed", "-s", metavar="S", help="Seed: the same seed gives the same games."),
+    db: Optional[str] = typer.Option(None, "--db", metavar="PATH", help="Store the games in this SQLite file (default: the global --db)."),
+    no_store: bool = typer.Option(False, "--no-store", help="Do not store the games."),
+    workers: int = typer.Option(1, "--workers", "-w", metavar="W", help="Worker processes (each plays and stores whole games)."),
+    hands_per_game: int = typer.Option(50, "--hands-per-game", metavar="H", help="Hands per game (one game is one stored event stream)."),
+    compare_with: list[str] = typer.Option(
+        [],
+        "--compare",
+        "-c",
+        metavar="VARIANT|NAME=VALUE",
+        help="Also run the same seeds under another ruleset, made of these variants and options (repeatable; 'classic' alone means the base game), and show both side by side.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Simulate many hands between bots and report what happened."""
+    from ..core.bots import bot_names
+    from ..core.simulate import compare, simulate
+
+    path = None if no_store else (db or settings(ctx).db)
+    with reported():
+        if db is not None and no_store:
+            raise TonkError("give either --db PATH or --no-store, not both")
+        if not bot:
+            bot = ["greedy"]
+        for name in bot:
+            if name not in bot_names():
+                raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
+        config = _config(hands, players, bot, variant, option, seed, hands_per_game, workers)
+        other = None
+        if compare_with:
+            cv, co = _split_compare(compare_with)
+            try:
+                other = _config(hands, players, bot, cv, co, seed, hands_per_game, workers)
+            except RulesetError as exc:
+                raise RulesetError(f"--compare: {exc}") from None
+        label = _ruleset_label(config)
+        total = hands * (2 if other is not None else 1)
+        with _Progress(total, f"simulating {label}") as bar:
+            if other is None:
+                result: Any = simulate(config, path, bar.advance)
+            else:
+                result = compare(config, other, path, bar.advance)
+    if as_json:
+        print_json(result)
+        return
+    if other is None:
+        _print_report(result, "simulation")
+        return
+    _print_report(result["a"], f"A ({label})")
+    _print_report(result["b"], f"B ({_ruleset_label(other)})")
+    _print_comparison(result, label, _ruleset_label(other))
