@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 import msgspec
 
@@ -183,25 +183,21 @@ def measure_read(
         assert sum(counts.values()) == n
         return dt
 
-    def tonk(_: int) -> float:
-        counts: dict = {}
-        with EventStore.open(path, create=False) as store:
-            t0 = time.perf_counter()
-            for gid in ids:
-                _trivial_fold(store.read(gid), counts)
-            dt = time.perf_counter() - t0
-        assert sum(counts.values()) == n
-        return dt
+    def through_store(walk: Callable[[EventStore], Iterable[list[Event]]]) -> Callable[[int], float]:
+        def run(_: int) -> float:
+            counts: dict = {}
+            with EventStore.open(path, create=False) as store:
+                t0 = time.perf_counter()
+                for events in walk(store):
+                    _trivial_fold(events, counts)
+                dt = time.perf_counter() - t0
+            assert sum(counts.values()) == n
+            return dt
 
-    def tonk_archive(_: int) -> float:
-        counts: dict = {}
-        with EventStore.open(path, create=False) as store:
-            t0 = time.perf_counter()
-            for _gid, events in store.iter_games():
-                _trivial_fold(events, counts)
-            dt = time.perf_counter() - t0
-        assert sum(counts.values()) == n
-        return dt
+        return run
+
+    tonk = through_store(lambda store: (store.read(gid) for gid in ids))
+    tonk_archive = through_store(lambda store: (events for _, events in store.iter_games()))
 
     best = _best(repeat, {"raw": raw, "tonk": tonk, "archive": tonk_archive})
     _fresh(tmpdir, "tonk-read.db")

@@ -33,16 +33,25 @@ def export_cmd(
     with reported(), EventStore.open(db, create=False) as store:
         ids = None if all_games else game_ids
         if output is None:
-            sys.stdout.flush()
-            out = sys.stdout.buffer
-            export_games(store, ids, out)
-            out.flush()
+            _export_to_stdout(store, ids)
             return
         games, events = _export_to_file(store, ids, output)
     if json_out:
         print_json({"output": str(output), "games": games, "events": events})
     else:
         typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
+
+
+def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    try:
+        export_games(store, ids, out)
+        out.flush()
+    except BrokenPipeError:  # the reader stopped early (`tonk export --all | head`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise typer.Exit(1) from None
 
 
 def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -> tuple[int, int]:

@@ -44,25 +44,9 @@ class Header(msgspec.Struct, frozen=True):
     format_version: int
 
 
-class _Line(msgspec.Struct, frozen=True):
-    """A line as read: like :class:`Record`, with ``command_id`` optional."""
-
-    game_id: str
-    seq: int
-    type: str
-    recorded_at: str
-    hash: str
-    prev_hash: str
-    payload: msgspec.Raw
-    command_id: str = ""
-
-    def record(self) -> Record:
-        return Record(self.game_id, self.seq, self.type, self.recorded_at, self.hash, self.prev_hash, self.command_id, self.payload)
-
-
 _encoder = msgspec.json.Encoder()
 _header_decoder = msgspec.json.Decoder(Header)
-_line_decoder = msgspec.json.Decoder(_Line)
+_line_decoder = msgspec.json.Decoder(Record)
 
 
 # --- export ---------------------------------------------------------------------------------
@@ -177,7 +161,7 @@ def _parse_line(source: str, n: int, raw: bytes) -> Record:
         datetime.fromisoformat(line.recorded_at)
     except ValueError:
         raise ImportRefused(source, n, f"recorded_at {line.recorded_at!r} is not an ISO 8601 time") from None
-    return line.record()
+    return line
 
 
 def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:

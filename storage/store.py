@@ -16,6 +16,7 @@ may be lost on a power cut).
 from __future__ import annotations
 
 import sqlite3
+import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from hashlib import sha256
@@ -43,7 +44,7 @@ _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = ? AND command_id = ? LIMIT 1
 _RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, payload"
 
 
-class Record(msgspec.Struct, frozen=True):
+class Record(msgspec.Struct, frozen=True, kw_only=True):
     """One stored event as it sits in the table (and as a line of a JSONL export):
     ``payload`` holds the canonical event bytes verbatim."""
 
@@ -53,7 +54,7 @@ class Record(msgspec.Struct, frozen=True):
     recorded_at: str
     hash: str
     prev_hash: str
-    command_id: str
+    command_id: str = ""
     payload: msgspec.Raw
 
 
@@ -96,8 +97,7 @@ class EventStore:
         try:
             conn = db.conn
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
+            _enable_wal(conn, path)
             conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
             if version != SCHEMA_VERSION:
                 migrate(db, path)
@@ -323,8 +323,29 @@ class EventStore:
 _EVENT_CLASSES = frozenset(EVENT_TYPES.values())
 
 
+def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """Switch a new store to WAL.  The switch needs an exclusive lock, for which SQLite
+    does not wait when another process is opening the same new file; so retry."""
+    for attempt in range(300):
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode != "wal":
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"{path}: cannot use WAL mode here (journal mode stays {mode!r})")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            time.sleep(0.01 * min(attempt + 1, 10))
+    raise StoreError(f"{path}: another process keeps the new store locked; try again")
+
+
 def _record(row: tuple) -> Record:
-    return Record(row[0], row[1], row[2], row[3], row[4], row[5], row[6], msgspec.Raw(row[7].encode("utf-8")))
+    gid, seq, type_, at, h, prev, cmd, payload = row
+    return Record(
+        game_id=gid, seq=seq, type=type_, recorded_at=at, hash=h, prev_hash=prev, command_id=cmd, payload=msgspec.Raw(payload.encode("utf-8"))
+    )
 
 
 def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], version: int) -> None:

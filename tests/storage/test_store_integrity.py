@@ -80,43 +80,41 @@ def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn):
         assert audit_events(store.read(g.game_id)).findings[0].seq == seq
 
 
+def only_finding(db, raw_conn, sql: str, *args):
+    """Apply one tampering statement and return the single finding verify reports."""
+    tamper(raw_conn, db, sql, *args)
+    with EventStore.open(db) as store:
+        [f] = store.verify()
+    return f
+
+
 def test_deleted_event_is_a_sequence_gap(db, games, record, raw_conn):
     g = games[0]
     record(db, [g])
-    tamper(raw_conn, db, "DELETE FROM events WHERE game_id = ? AND seq = 4", g.game_id)
-    with EventStore.open(db) as store:
-        [f] = store.verify()
-        assert (f.game_id, f.seq, f.expected, f.found) == (g.game_id, 5, "4", "5")
-        assert "gap" in f.message
+    f = only_finding(db, raw_conn, "DELETE FROM events WHERE game_id = ? AND seq = 4", g.game_id)
+    assert (f.game_id, f.seq, f.expected, f.found) == (g.game_id, 5, "4", "5")
+    assert "gap" in f.message
 
 
 def test_swapped_events_break_the_chain_at_the_first(db, games, record, raw_conn):
     g = games[0]
     record(db, [g])
     conn = raw_conn(db)
-    rows = {
-        seq: conn.execute("SELECT type, payload, hash, prev_hash FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)).fetchone()
-        for seq in (5, 6)
-    }
+    sql = "SELECT type, payload, hash, prev_hash FROM events WHERE game_id = ? AND seq = ?"
+    five, six = (conn.execute(sql, (g.game_id, seq)).fetchone() for seq in (5, 6))
     conn.close()
-    for seq, other in ((5, 6), (6, 5)):
-        tamper(
-            raw_conn, db, "UPDATE events SET type = ?, payload = ?, hash = ?, prev_hash = ? WHERE game_id = ? AND seq = ?",
-            *rows[other], g.game_id, seq,
-        )
-    with EventStore.open(db) as store:
-        [f] = store.verify()
-        assert (f.seq, f.expected, f.found) == (5, rows[5][3], rows[6][3])
+    update = "UPDATE events SET type = ?, payload = ?, hash = ?, prev_hash = ? WHERE game_id = ? AND seq = ?"
+    tamper(raw_conn, db, update, *five, g.game_id, 6)
+    f = only_finding(db, raw_conn, update, *six, g.game_id, 5)
+    assert (f.seq, f.expected, f.found) == (5, five[3], six[3])
 
 
 def test_type_column_edit_is_found(db, games, record, raw_conn):
     g = games[0]
     record(db, [g])
-    tamper(raw_conn, db, "UPDATE events SET type = 'game_ended' WHERE game_id = ? AND seq = 3", g.game_id)
-    with EventStore.open(db) as store:
-        [f] = store.verify()
-        assert (f.seq, f.found, f.expected) == (3, "game_ended", g.events[2].__struct_config__.tag)
-        assert "type column" in f.message
+    f = only_finding(db, raw_conn, "UPDATE events SET type = 'game_ended' WHERE game_id = ? AND seq = 3", g.game_id)
+    assert (f.seq, f.found, f.expected) == (3, "game_ended", g.events[2].__struct_config__.tag)
+    assert "type column" in f.message
 
 
 def test_first_event_of_another_game_is_found(db, games, record, raw_conn):

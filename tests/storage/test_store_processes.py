@@ -132,6 +132,31 @@ def test_two_processes_free_running_lose_and_duplicate_nothing(db, games):
         assert [p for p in players if p.startswith(name)] == [f"{name}-{i}" for i in range(count)]
 
 
+def _create_and_append(path: str, events: list, barrier, results) -> None:
+    try:
+        barrier.wait(WAIT)
+        with EventStore.open(path) as store:
+            results.put(store.append(events[0].game_id, events, 0))
+    except BaseException as exc:
+        results.put(repr(exc))
+
+
+def test_two_processes_creating_the_same_new_store(db, games):
+    barrier, results = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_create_and_append, args=(str(db), list(g.events), barrier, results)) for g in games[:2]]
+    for p in procs:
+        p.start()
+    out = sorted(str(results.get(timeout=WAIT)) for _ in procs)
+    for p in procs:
+        p.join(WAIT)
+    assert out == sorted(str(len(g.events)) for g in games[:2])
+    with EventStore.open(db, create=False) as store:
+        assert sorted(store.game_ids()) == sorted(g.game_id for g in games[:2])
+        assert store.verify() == []
+        conn = store.db.conn
+        assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+
+
 # --- SIGKILL mid-transaction ---------------------------------------------------------------
 def _append_then_hang(path: str, games_events: list, hang_at: int, progress) -> None:
     """Append whole games; inside the transaction of game ``hang_at`` (after its rows are
