@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import msgspec
 from sqlite_utils import Database
@@ -133,9 +133,11 @@ class EventStore:
         try:
             yield conn
             conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: the write failed and nothing was written ({exc})") from None
             raise
 
     # --- writing --------------------------------------------------------------------

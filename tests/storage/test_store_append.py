@@ -208,3 +208,20 @@ def test_game_ended_only_appends_are_fine_after_start(db, play):
         v = store.append(g.game_id, g.events, 0)
         assert store.append(g.game_id, [GameEnded(reason="closed", net=g.net)], v) == v + 1
         assert store.games()[0]["status"] == "ended"
+
+
+def test_a_failing_write_is_a_store_error_and_rolls_back_events_and_projection(db, games, raw_conn):
+    g = games[0]
+    with EventStore.open(db) as store:
+        store.append(g.game_id, g.events[:2], 0)
+    conn = raw_conn(db)
+    # the projection update comes after the events' insert in the same transaction: make it fail
+    conn.execute("CREATE TRIGGER games_full BEFORE UPDATE ON games BEGIN SELECT RAISE(ABORT, 'disk full, say'); END")
+    conn.execute("CREATE TRIGGER games_full_i BEFORE INSERT ON games BEGIN SELECT RAISE(ABORT, 'disk full, say'); END")
+    conn.close()
+    with EventStore.open(db) as store:
+        with pytest.raises(StoreError, match="the write failed and nothing was written.*disk full, say"):
+            store.append(g.game_id, g.events[2:], 2)
+        assert store.version(g.game_id) == 2
+        assert store.games()[0]["events"] == 2
+        assert store.verify() == []
