@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     setup = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="tonk-bench-", dir=os.environ.get("TONK_BENCH_DIR")) as tmp:
         result = {
-            "command": " ".join([Path(sys.executable).name, *sys.argv]) if argv is None else None,
+            "command": " ".join([os.path.relpath(sys.executable), *sys.argv]) if argv is None else None,
             "python": platform.python_version(),
             "sqlite": sqlite3.sqlite_version,
             "cpus": os.cpu_count(),
