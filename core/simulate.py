@@ -50,7 +50,7 @@ from .views import player_view
 
 #: a hand longer than this many player actions is a runaway (a bot that never ends a hand)
 MAX_ACTIONS_PER_HAND = 5000
-#: the namespace of simulated games' ids (uuid5 of the seed, the ruleset and the index)
+#: the namespace of simulated games' ids (uuid5 of the configuration, the ruleset and the index)
 GAME_ID_NAMESPACE = uuid.UUID("5d0c6b0e-6a35-4f0e-9a57-3c4b1b7a0f11")
 
 
@@ -116,9 +116,13 @@ def game_seed(seed: int, index: int) -> int:
     return random.Random(f"tonk-sim:{seed}:{index}").getrandbits(63)
 
 
-def game_id_for(seed: int, ruleset: Ruleset, index: int) -> str:
-    spec = f"{list(ruleset.variants)}:{sorted(ruleset.options.items())}"
-    return str(uuid.uuid5(GAME_ID_NAMESPACE, f"{seed}:{spec}:{index}"))
+def game_id_for(config: SimConfig, ruleset: Ruleset, index: int) -> str:
+    """The id of game ``index``: a uuid5 of everything that shapes the game (not the workers)."""
+    spec = (
+        f"{config.seed}:{config.hands}:{config.hands_per_game}:{list(config.seat_bots())}:"
+        f"{list(ruleset.variants)}:{sorted(ruleset.options.items())}"
+    )
+    return str(uuid.uuid5(GAME_ID_NAMESPACE, f"{spec}:{index}"))
 
 
 def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
@@ -204,7 +208,7 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     bots = {p: make_bot(names[i], points=points) for i, p in enumerate(seats)}
     deck_rng = random.Random(seed)
     bot_rng = random.Random(seed ^ 0x5DEECE66D)
-    game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config.seed, ruleset, index))
+    game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config, ruleset, index))
     state = game.state
     events = game.events
     extend = events.extend

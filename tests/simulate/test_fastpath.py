@@ -16,6 +16,7 @@ import pytest
 from tonk.core import Game, IllegalAction, Ruleset, decide
 from tonk.core.decide import Shortcuts, shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
+from sim_helpers import required_options
 from tonk.variants.registry import default_registry
 
 OPTION_SETS = [
@@ -25,24 +26,6 @@ OPTION_SETS = [
     {"max_turns_per_hand": 3},
     {"stock_tie": "draw", "caught_scheme": "double_to_low_only"},
 ]
-
-
-#: values for options a variant requires (no default), where the first choice will not do
-REQUIRED_VALUES = {"cards_per_player": 7, "joker_value": 0}
-
-
-def required_options(name: str) -> dict:
-    """A value for every option variant ``name`` requires (the first choice, or the minimum)."""
-    out = {}
-    for spec in default_registry().get(name).info.options:
-        if getattr(spec, "required", False):
-            if spec.name in REQUIRED_VALUES:
-                out[spec.name] = REQUIRED_VALUES[spec.name]
-            elif spec.choices:
-                out[spec.name] = spec.choices[-1]
-            else:
-                out[spec.name] = spec.minimum if spec.minimum is not None else 1
-    return out
 
 
 def rulesets():

@@ -1,0 +1,188 @@
+"""Simulation invariants: clean audits, determinism per seed and across workers, the report."""
+
+from __future__ import annotations
+
+import pytest
+
+from tonk.core.audit import audit_events
+from tonk.core.events import encode
+from tonk.core.simulate import (
+    SimConfig,
+    SimulationError,
+    Tally,
+    compare,
+    play_game,
+    report,
+    run,
+    run_games,
+    shuffle_deck,
+    simulate,
+)
+from sim_helpers import required_options
+from tonk.variants.registry import default_registry
+
+CONFIGS = [
+    SimConfig(hands=30, players=3, bots=("greedy", "random"), seed=1, hands_per_game=10),
+    SimConfig(hands=30, players=2, bots=("random",), seed=2, hands_per_game=10),
+    SimConfig(hands=30, players=3, bots=("greedy",), seed=3, hands_per_game=10, options={"knock_timing": "before_discard"}),
+]
+
+
+def _variant_configs():
+    out = []
+    for name in default_registry().names():
+        if name == "classic":
+            continue
+        out.append(SimConfig(hands=12, players=3, bots=("greedy", "random"), seed=4, hands_per_game=6, variants=(name,), options=required_options(name)))
+    return out
+
+
+def _encoded(events):
+    return [encode(e) for e in events]
+
+
+@pytest.mark.parametrize("config", CONFIGS + _variant_configs(), ids=lambda c: "+".join(c.variants) or f"classic-{c.players}p-{'-'.join(c.bots)}")
+def test_every_simulated_game_audits_clean(config):
+    try:
+        ruleset = config.check()
+    except Exception as exc:  # a variant that does not seat three players, say
+        pytest.skip(f"{config.variants}: {exc}")
+    for index in range(config.games):
+        events = play_game(config, ruleset, index)
+        rep = audit_events(events)
+        assert rep.clean, rep.findings
+        assert rep.hands == config.hands_in_game(index)
+
+
+def test_the_same_seed_gives_the_same_events_and_another_seed_other_events():
+    config = CONFIGS[0]
+    ruleset = config.ruleset()
+    first = _encoded(play_game(config, ruleset, 0))
+    again = _encoded(play_game(config, config.ruleset(), 0))
+    assert first == again
+    other = SimConfig(hands=30, players=3, bots=("greedy", "random"), seed=99, hands_per_game=10)
+    assert _encoded(play_game(other, other.ruleset(), 0)) != first
+    assert _encoded(play_game(config, ruleset, 1)) != first  # games of one seed differ too
+
+
+def test_a_tally_is_the_sum_of_its_games_in_any_split():
+    config = SimConfig(hands=60, players=3, bots=("greedy", "random"), seed=5, hands_per_game=10)
+    whole, _ = run(config)
+    parts = run_games(config, [0, 2, 4]).add(run_games(config, [5, 3, 1]))
+    assert parts.to_dict() == whole.to_dict()
+
+
+def test_report_figures_add_up():
+    rep = simulate(SimConfig(hands=300, players=3, bots=("greedy", "random", "random"), seed=6, hands_per_game=25))
+    assert rep["hands"] == 300 and rep["games"] == 12
+    assert sum(e["count"] for e in rep["endings"].values()) == 300
+    assert sum(s["net"] for s in rep["seats"]) == 0  # every ledger is zero-sum
+    assert sum(s["knocks"] for s in rep["seats"]) == rep["knocks"]["total"] == rep["knocks"]["won"] + rep["knocks"]["caught"]
+    assert rep["endings"]["knock"]["count"] == rep["knocks"]["total"]
+    assert rep["tonk_out_rate"] == rep["endings"].get("tonk_out", {"share": 0.0})["share"]
+    assert rep["bots"]["random"]["seats"] == 2 and rep["bots"]["random"]["seat_hands"] == 600
+    assert rep["bots"]["random"]["net"] == rep["seats"][1]["net"] + rep["seats"][2]["net"]
+    assert rep["mean_hand_actions"] == rep["actions"] / 300
+    assert rep["hands_per_second"] > 0 and rep["actions_per_second"] > 0
+
+
+def _store_contents(path):
+    from tonk.storage import EventStore
+
+    with EventStore.open(path, create=False) as store:
+        assert not store.verify()
+        return {gid: _encoded(events) for gid, events in store.iter_games()}
+
+
+def test_two_workers_store_the_same_games_as_one(tmp_path):
+    config = SimConfig(hands=120, players=3, bots=("greedy", "random"), seed=7, hands_per_game=10)
+    one = simulate(config, str(tmp_path / "one.db"))
+    two = simulate(SimConfig(**{**config.__dict__, "workers": 2}), str(tmp_path / "two.db"))
+    stored_one = _store_contents(tmp_path / "one.db")
+    assert len(stored_one) == 12
+    assert stored_one == _store_contents(tmp_path / "two.db")
+    for r in (one, two):
+        for k in ("seconds", "hands_per_second", "actions_per_second"):
+            r.pop(k)
+        r["config"].pop("workers")
+    assert one == two
+
+
+def test_simulating_the_same_seed_into_the_same_store_again_is_refused(tmp_path):
+    config = SimConfig(hands=10, players=2, bots=("random",), seed=8, hands_per_game=5)
+    simulate(config, str(tmp_path / "s.db"))
+    with pytest.raises(SimulationError, match="already in the store"):
+        simulate(config, str(tmp_path / "s.db"))
+
+
+def test_compare_runs_the_same_decks_under_two_rulesets():
+    a = SimConfig(hands=200, players=3, bots=("greedy",), seed=9, hands_per_game=20)
+    same = compare(a, a)
+    assert all(row["diff"] == 0 for row in same["rows"])
+    b = SimConfig(hands=200, players=3, bots=("greedy",), seed=9, hands_per_game=20, options={"caught_scheme": "dropper_pays_all_stakes"})
+    res = compare(a, b)
+    assert res["a"]["config"]["options"] == {} and res["b"]["config"]["options"] == {"caught_scheme": "dropper_pays_all_stakes"}
+    # only the payments differ: the same decks and choices give the same endings
+    assert res["a"]["endings"] == res["b"]["endings"]
+    assert [s["net"] for s in res["a"]["seats"]] != [s["net"] for s in res["b"]["seats"]]
+    metrics = {row["metric"] for row in res["rows"]}
+    assert {"tonk-out rate", "knocks won (share)", "mean hand length (actions)"} <= metrics
+    with pytest.raises(SimulationError):
+        compare(a, SimConfig(hands=100, players=3, bots=("greedy",), seed=9))
+
+
+def test_bad_configurations_are_refused():
+    from tonk.core.errors import TonkError
+
+    with pytest.raises(TonkError, match="unknown bot"):
+        SimConfig(hands=10, bots=("nope",)).check()
+    with pytest.raises(SimulationError, match="3 bots named for 2 seats"):
+        SimConfig(hands=10, players=2, bots=("random", "random", "greedy")).check()
+    with pytest.raises(TonkError, match="seats 2 to 3"):
+        SimConfig(hands=10, players=5).check()
+    with pytest.raises(SimulationError):
+        SimConfig(hands=0).check()
+
+
+class StubbornBot:
+    """Never ends a hand: takes the discard top and throws it back."""
+
+    name = "stubborn"
+    uses_view = False
+
+    def __init__(self, points=None):
+        pass
+
+    def choose(self, view, legal, rng):
+        for kind in ("DrawDiscard", "Discard"):
+            for a in legal:
+                if type(a).__name__ == kind:
+                    return a
+        return next(a for a in legal if type(a).__name__ != "Knock")
+
+
+def test_a_runaway_hand_is_an_error_not_a_hang(monkeypatch):
+    from tonk.core import bots, simulate as sim
+
+    monkeypatch.setitem(bots.BOTS, "stubborn", StubbornBot)
+    monkeypatch.setattr(sim, "MAX_ACTIONS_PER_HAND", 300)
+    with pytest.raises(SimulationError, match="ran past 300 actions"):
+        simulate(SimConfig(hands=1, players=2, bots=("stubborn",), seed=1))
+    # the host safeguard (B-31) ends such hands
+    rep = simulate(SimConfig(hands=3, players=2, bots=("stubborn",), seed=1, options={"max_turns_per_hand": 20}))
+    assert rep["endings"]["turn_cap"]["count"] == 3
+
+
+def test_shuffle_deck_is_a_permutation_and_seeded():
+    import random
+
+    deck = tuple(f"{r}S" for r in "A23456789") + ("10S", "JS", "QS", "KS")
+    a = shuffle_deck(deck, random.Random(3))
+    assert sorted(a) == sorted(deck) and a != deck
+    assert shuffle_deck(deck, random.Random(3)) == a
+
+
+def test_empty_tally_report():
+    config = SimConfig(hands=1, players=2, bots=("random",))
+    rep = report(config, Tally(2))
+    assert rep["hands"] == 0 and rep["tonk_out_rate"] == 0.0 and "seconds" not in rep
