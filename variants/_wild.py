@@ -10,9 +10,14 @@ answer both would give, and the two compose.
 The model: a spread's ``jokers_as`` maps each wild card used as wild to the
 standard card it stands for (its *represented* card).  The represented cards
 must form a valid spread of natural cards (A8, B-10, B-11): a wild card
-cannot stand for a card already in the spread, and no wrap K-A-2.  A joker
-must always be named; a deuce under ``deuces-wild`` that is not named stands
-for itself (a natural 2).  A spread needs at least ``min_natural_cards``
+cannot stand for a card already in the spread, and no wrap K-A-2.  A deuce
+under ``deuces-wild`` that is not named stands for itself (a natural 2).  A
+joker that a spread does not name is inferred when exactly one set of cards
+makes the spread valid (``5H 7H X1``: 6H), otherwise the spread is refused
+and must name it; a joker hit without ``joker_as`` (the case format has no
+such field for hits) stands for the card above a run, or below it if the run
+ends at the king, and for the first missing suit of a book in the order
+S, H, D, C; the choice is recorded in the event.  A spread needs at least ``min_natural_cards``
 cards that stand for themselves.  Hits work the same way on the represented
 cards (``joker_as`` names what a wild card stands for).  A wild card on the
 table is never replaced or moved (B-32).
@@ -52,7 +57,7 @@ def _bad_hit(card: str, why: str) -> IllegalAction:
 
 
 def _as_map(cards, jokers_as: dict[str, str], wild: frozenset[str]) -> dict[str, str]:
-    """The checked wild-card map of a new spread (identity mappings dropped)."""
+    """The checked wild-card map of a new spread (identity mappings dropped, unnamed jokers inferred)."""
     out: dict[str, str] = {}
     for k, v in jokers_as.items():
         if k not in cards:
@@ -63,10 +68,30 @@ def _as_map(cards, jokers_as: dict[str, str], wild: frozenset[str]) -> dict[str,
             raise _bad_spread(k, f"{k} must stand for a card of the standard deck, not {v}")
         if v != k:
             out[k] = v
-    for c in cards:
-        if is_joker(c) and c not in out:
-            raise _bad_spread(c, f"say which card {c} stands for (jokers_as)")
+    unnamed = [c for c in cards if is_joker(c) and c not in out]
+    if unnamed:
+        out.update(_infer(cards, out, unnamed))
     return out
+
+
+def _infer(cards, named: dict[str, str], unnamed: list[str]) -> dict[str, str]:
+    """Stand-ins for jokers a spread does not name: only when exactly one set of cards fits."""
+    rep = [named.get(c, c) for c in cards if c not in unnamed]
+    ranks = {RANK_OF[r] for r in rep}
+    suits = {r[-1] for r in rep}
+    pool = [c for c in STANDARD_DECK if (RANK_OF[c] in ranks or c[-1] in suits) and c not in rep]
+    fits = set()
+    for combo in combinations(pool, len(unnamed)):
+        try:
+            check_natural_spread(rep + list(combo))
+        except IllegalAction:
+            continue
+        fits.add(combo)
+    if len(fits) != 1:
+        some = " or ".join(" ".join(f) for f in sorted(fits)[:3])
+        why = f"it could stand for {some}" if fits else "no card makes this a spread"
+        raise _bad_spread(unnamed[0], f"say which card {' and '.join(unnamed)} stand(s) for (jokers_as): {why}")
+    return dict(zip(unnamed, fits.pop()))
 
 
 @hookimpl
@@ -99,10 +124,12 @@ def tonk_check_hit(spread, card, joker_as, ruleset) -> SpreadShape | None:
         raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", f"{card} is not a wild card and stands only for itself")
     if joker_as is not None and joker_as not in _NATURAL:
         raise _bad_hit(card, f"{card} must stand for a card of the standard deck, not {joker_as}")
-    if is_joker(card) and joker_as is None:
-        raise _bad_hit(card, f"say which card {card} stands for (joker_as)")
-    rep_card = joker_as if joker_as is not None else card
     rep = represented(spread)
+    if is_joker(card) and joker_as is None:
+        joker_as = default_stand_in(spread.kind, rep)
+        if joker_as is None:
+            raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", f"{spread.id} cannot grow, so {card} does not fit it")
+    rep_card = joker_as if joker_as is not None else card
     if rep_card in rep:
         raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", f"the spread already holds {rep_card}")
     shape = check_natural_hit(spread.kind, rep, rep_card)
@@ -114,18 +141,30 @@ def tonk_check_hit(spread, card, joker_as, ruleset) -> SpreadShape | None:
     return SpreadShape(shape.kind, tuple(back[r] for r in shape.cards), ja)
 
 
+def _fits(kind: str, rep: tuple[str, ...]) -> list[str]:
+    """The cards that would extend a spread of represented cards ``rep``: a book's missing
+    suits (S, H, D, C order), a run's card below then above."""
+    if kind == "book":
+        r = RANK_OF[rep[0]]
+        return [r + s for s in SUITS if r + s not in rep] if len(rep) < 4 else []
+    return run_neighbours(rep)
+
+
+def default_stand_in(kind: str, rep: tuple[str, ...]) -> str | None:
+    """What a joker hit without ``joker_as`` stands for: the card above a run (below if the run
+    ends at the king), the first missing suit of a book (S, H, D, C)."""
+    fits = _fits(kind, rep)
+    if not fits:
+        return None
+    return fits[-1] if kind == "run" else fits[0]
+
+
 @hookimpl
 def tonk_hit_options(spread, card, ruleset) -> list[str | None] | None:
     if card not in ruleset.wild_cards:
         return None
-    rep = represented(spread)
-    if spread.kind == "book":
-        r = RANK_OF[rep[0]]
-        fits = [r + s for s in SUITS if r + s not in rep] if len(rep) < 4 else []
-    else:
-        fits = run_neighbours(rep)
     out: list[str | None] = [] if is_joker(card) else [None]
-    return out + [c for c in fits if c != card]
+    return out + [c for c in _fits(spread.kind, represented(spread)) if c != card]
 
 
 def _targets() -> list[tuple[str, tuple[str, ...]]]:

@@ -14,13 +14,19 @@ Decisions (section C leaves them open):
   cards standing for themselves.  With two jokers and three-card spreads the
   default never bites; Bicycle Tunk's "two natural cards" is
   ``min_natural_cards: 2``.
-* A joker must always say what it stands for; it cannot stand for a card
-  already in the spread.  It may stand for a card held elsewhere (it is
-  "any card needed").
+* A spread names each joker's stand-in in ``jokers_as``; an unnamed joker
+  is inferred only when exactly one set of cards makes the spread valid
+  (``5H 7H X1``: 6H), otherwise the spread is refused and must name it.
+* A hit names the stand-in in ``joker_as``; the case format has no such
+  field for hits, so without it a joker extends a run upwards (downwards if
+  the run ends at the king) and fills a book's first missing suit in the
+  order S, H, D, C.  The choice is recorded in the ``card_hit`` event.
+* A joker cannot stand for a card already in the spread.  It may stand for
+  a card held elsewhere (it is "any card needed").
 * A joker on the table is never replaced, moved or taken back (B-32); the
   natural card it stands for can then no longer join that spread.
-* A spread may hold both jokers.  Violations about the joker itself (no
-  stand-in named, not a standard card, too few natural cards) cite
+* A spread may hold both jokers.  Violations about the joker itself (an
+  ambiguous stand-in, not a standard card, too few natural cards) cite
   ``V:jokers-wild``; a represented set that is not a book or run cites the
   base rule (A8.x, A9.2).
 * Composes with ``deuces-wild`` (six wild cards) and ``forty-card-deck``

@@ -29,12 +29,11 @@ def test_a_joker_spread_names_its_stand_in_and_can_be_hit_by_joker_and_natural()
         position({"P1": "5H 6H X1 X2 KD 2C", "P2": "4H 7H QS", "P3": "KC QC"}, stock="9C 3S", deck=WITH_JOKERS),
         [
             act("P1", "draw_stock", drawn="9C"),
-            act("P1", "spread", cards="5H 6H X1", code="INVALID_SPREAD", rule="V:jokers-wild"),
+            act("P1", "spread", cards="5H 6H X1", code="INVALID_SPREAD", rule="V:jokers-wild"),  # 4H or 7H?
             act("P1", "spread", cards="5H 6H X1", jokers_as={"X1": "6H"}, code="INVALID_SPREAD", rule="A8.1"),
             act("P1", "spread", cards="X1 5H 6H", jokers_as={"X1": "7H"}, spread_id="S1"),
-            act("P1", "hit", card="X2", target="S1", code="HIT_DOES_NOT_FIT", rule="V:jokers-wild"),
             act("P1", "hit", card="X2", target="S1", joker_as="9H", code="HIT_DOES_NOT_FIT", rule="A9.2"),
-            act("P1", "hit", card="X2", target="S1", joker_as="8H"),
+            act("P1", "hit", card="X2", target="S1"),  # no joker_as: the card above the run, 8H
             act("P1", "discard", card="KD"),
             act("P2", "draw_stock", drawn="3S"),
             act("P2", "hit", card="7H", target="S1", code="HIT_DOES_NOT_FIT", rule="A9.2"),
@@ -49,6 +48,35 @@ def test_a_joker_spread_names_its_stand_in_and_can_be_hit_by_joker_and_natural()
     )
     verdict = judge(case)
     assert verdict["final_table"][0]["cards"] == ["4H", "5H", "6H", "X1", "X2"]  # in table order
+
+
+def test_an_unnamed_joker_is_inferred_only_when_one_card_fits():
+    hands = {"P1": "5H 7H X1 KS KH X2 QD", "P2": "AC", "P3": "AD"}
+    table = (("S1", "P2", "JS JH JD"), ("S2", "P3", "9C 10C JC QC KC"))
+    case = record(
+        ["jokers-wild"],
+        position(hands, stock="3C", discard="9S", table=table, deck=WITH_JOKERS),
+        [
+            act("P1", "draw_stock"),
+            act("P1", "spread", cards="5H 7H X1", spread_id="S3"),  # only 6H fits
+            act("P1", "spread", cards="KS KH X2", code="INVALID_SPREAD", rule="V:jokers-wild"),  # KD or KC?
+            act("P1", "hit", card="X2", target="S1"),  # the book's one missing suit, JC
+        ],
+        options=JOKER0,
+        expected={
+            "final_table": [
+                {"id": "S1", "owner": "P2", "kind": "book", "cards": ["JS", "JH", "JD", "X2"], "jokers_as": {"X2": "JC"}},
+                {"id": "S2", "owner": "P3", "kind": "run", "cards": ["9C", "10C", "JC", "QC", "KC"]},
+                {"id": "S3", "owner": "P1", "kind": "run", "cards": ["5H", "X1", "7H"], "jokers_as": {"X1": "6H"}},
+            ]
+        },
+    )
+    judge(case)
+    # a run ending at the king grows downwards; a full book cannot take a joker
+    down = record(["jokers-wild"], position(hands, stock="3C", discard="9S", table=table, deck=WITH_JOKERS), [act("P1", "draw_stock"), act("P1", "hit", card="X1", target="S2")], options=JOKER0, expected={"final_table": [{"id": "S1", "owner": "P2", "kind": "book", "cards": ["JS", "JH", "JD"]}, {"id": "S2", "owner": "P3", "kind": "run", "cards": ["X1", "9C", "10C", "JC", "QC", "KC"], "jokers_as": {"X1": "8C"}}]})
+    judge(down)
+    full = (("S1", "P2", "JS JH JD JC"),)
+    judge(record(["jokers-wild"], position(hands, stock="3C", discard="9S", table=full, deck=WITH_JOKERS), [act("P1", "draw_stock"), act("P1", "hit", card="X1", target="S1", code="HIT_DOES_NOT_FIT", rule="A9.2")], options=JOKER0))
 
 
 def test_joker_value_counts_in_the_hand():
