@@ -187,11 +187,11 @@ class Pty:
         deadline = time.monotonic() + timeout
         while True:
             text = ANSI.sub("", self.buffer)
-            for p in patterns:
-                if p in text:
-                    cut = text.index(p) + len(p)
-                    self.buffer = text[cut:]
-                    return p
+            found = [(text.index(p), p) for p in patterns if p in text]
+            if found:  # the earliest match, so no pattern is skipped over
+                at, p = min(found)
+                self.buffer = text[at + len(p) :]
+                return p
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError(f"timed out waiting for {patterns!r}; output so far:\n{text[-2000:]}")
