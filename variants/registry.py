@@ -90,11 +90,12 @@ class Registry:
                 raise RulesetError(
                     f"two plugins claim the variant name {info.name!r}: {existing.source} ({existing.dist}) and {source} ({dist})"
                 )
-        self._by_name[info.name] = reg
         for a in info.aliases:
             owner = self._alias.get(a)
             if a in self._by_name or (owner is not None and owner != info.name):
                 raise RulesetError(f"variant {info.name!r} ({source}) declares the alias {a!r}, which already names variant {owner or a!r}")
+        self._by_name[info.name] = reg
+        for a in info.aliases:
             self._alias[a] = info.name
         return reg
 

@@ -102,3 +102,26 @@ def test_the_authoring_guide_covers_every_hook_and_quotes_the_example():
     code = EXAMPLE_FILE.read_text()
     body = code[code.index("from tonk.core.commands"):].strip()
     assert body in guide, "the worked example in the guide differs from examples/tonk-variant-example"
+
+
+def test_audit_refuses_a_stored_game_pinned_to_a_variant_that_is_not_installed(tmp_path):
+    from tonk.core import Game, Ruleset
+    from tonk.storage import EventStore
+    from tonk.variants.registry import default_registry
+
+    house = tmp_path / "sevens_low.py"
+    house.write_text(
+        "from tonk.variants import VariantInfo, hookimpl\n__version__ = '0.3'\n"
+        "VARIANT = VariantInfo(name='sevens-low', summary='sevens count 0')\n"
+        "@hookimpl\ndef tonk_card_points(card, ruleset):\n    return 0 if card.startswith('7') else None\n"
+    )
+    rs = Ruleset(["sevens-low"], registry=default_registry().with_files([house]))
+    game = Game.new(["a", "b", "c"], ruleset=rs, dealer="c", seed=1)
+    game.deal(seed=3)
+    game.act("knock")
+    db = tmp_path / "games.db"
+    with EventStore.open(db, create=True) as store:
+        store.append(game.game_id, list(game.events), 0)
+    res = run("--db", str(db), "audit", game.game_id, "--json")
+    assert res.exit_code != 0 and "Traceback" not in res.output
+    assert "the game was recorded with variant 'sevens-low' (recorded from file 0.3), which is not installed" in res.output.replace("\n", " ")
