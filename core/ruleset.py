@@ -304,8 +304,7 @@ class Ruleset:
         return self.hook.tonk_spread_candidates(hand=hand, ruleset=self) or []
 
     def hit_options(self, spread, card: str) -> list[str | None]:
-        options = self.hook.tonk_hit_options(spread=spread, card=card, ruleset=self)
-        return [None] if options is None else list(options)
+        return self.hook.tonk_hit_options(spread=spread, card=card, ruleset=self) or [None]
 
     def veto(self, state, command) -> IllegalAction | None:
         if not self.has_vetoes:
