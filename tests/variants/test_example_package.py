@@ -26,19 +26,21 @@ def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
 
 
 def test_the_example_package_is_discovered_in_a_fresh_environment(tmp_path: Path):
-    # a copy of the project, so that building it writes nothing into the working tree
+    # copies of the project and the example, so that building them writes nothing into the working tree
     src = tmp_path / "tonk-src"
     shutil.copytree(
         ROOT,
         src,
         ignore=shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", "*.db*", "tests", "bench", "examples"),
     )
+    example = tmp_path / "tonk-variant-example"
+    shutil.copytree(EXAMPLE, example, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     env_dir = tmp_path / "env"
     _run([sys.executable, "-m", "venv", "--clear", str(env_dir)])
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
     clean_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
     pip = [str(bindir / "python"), "-m", "pip", "--disable-pip-version-check", "--no-input", "-q"]
-    _run(pip + ["install", str(src), str(EXAMPLE)], env=clean_env)
+    _run(pip + ["install", str(src), str(example)], env=clean_env)
 
     # nothing of the working tree is importable there: the installed copies answer
     where = _run([str(bindir / "python"), "-c", "import tonk.variants, tonk_variant_example as m; print(tonk.variants.__file__); print(m.__file__)"], env=clean_env, cwd=tmp_path)
