@@ -335,6 +335,7 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
         return tally, time.perf_counter() - start
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     tally = Tally(config.players)
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
@@ -346,6 +347,11 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
                 tally.add(_tally_from(d))
                 if progress is not None:
                     progress(hands)
+        except BrokenProcessPool:
+            raise SimulationError(
+                "a worker process died (workers are started by importing the main module: "
+                "run from a script file or the tonk command, not from standard input)"
+            ) from None
         except BaseException:
             for f in futures:
                 f.cancel()
