@@ -19,8 +19,11 @@ Bots by name (:data:`BOTS`, :func:`make_bot`):
     * **Start of a turn, stock not empty.**  Knock by the threshold rule
       below.  Otherwise take the discard top if it completes a spread with
       two cards in hand, extends a spread on the table, or is a low card
-      (at most ``LOW_TAKE`` points) worth less than the card it would
-      discard now; else draw from the stock.
+      (at most ``LOW_TAKE`` points) worth less than the card it would then
+      discard; else draw from the stock.  A bot that took a card to extend a
+      table spread and then could not lay it (a house rule such as
+      ``hit-runs-only`` forbids the hit) takes no more cards for table
+      spreads in that game.
     * **Start of a turn, stock empty** (asking for it ends the hand, A11.2).
       Ask for it when it looks lowest (own count below every opponent's
       estimate); else take the discard top if it is worth less than the
@@ -104,6 +107,8 @@ class GreedyBot:
 
     def __init__(self, points: dict[str, int] | None = None):
         self.points = dict(points) if points else _default_points()
+        self._extending: str | None = None  # a card just taken to extend a table spread
+        self.table_takes = True  # false once such a card could not be laid (a house rule forbids it)
 
     # --- what the player can work out ----------------------------------------------------
     def value(self, card: str) -> int:
@@ -243,30 +248,39 @@ class GreedyBot:
             return knock
         if draw_discard is not None and top is not None:
             v = self.value(top)
-            if self.completes_or_extends(view, top):
+            if self.completes_in_hand(hand, top):
                 return draw_discard
-            if v <= self.LOW_TAKE and hand and v < self.value(self.discard_choice(view, hand, hand)):
+            if self.table_takes and self.completes_or_extends(view, top):
+                self._extending = top
+                return draw_discard
+            after = list(hand) + [top]
+            if v <= self.LOW_TAKE and hand and v < self.value(self._choose_discard(after, after, top, False)):
                 return draw_discard
         if draw_stock is not None:
             return draw_stock
         return draw_discard or knock or legal[0]
 
-    def discard_choice(self, view, hand, cards) -> str:
+    def _choose_discard(self, hand, cards, taken: str | None, stock_empty: bool) -> str:
         """The card to discard among ``cards``: with an empty stock the most valuable one
         (only the count matters now, and it must drop: see the docstring); otherwise the
-        most valuable card without a partner in ``hand``, or the most valuable card.  A card
-        just taken from the discard pile is kept when there is another choice."""
+        most valuable card without a partner in ``hand``, or the most valuable card.  The
+        card ``taken`` from the discard pile is kept when there is another choice."""
         cards = list(dict.fromkeys(cards))
-        if view.drew == "discard" and view.drawn_card in cards and len(cards) > 1:
-            cards.remove(view.drawn_card)
+        if taken in cards and len(cards) > 1:
+            cards.remove(taken)
         key = lambda c: (self.value(c), c)  # noqa: E731
-        if view.stock_size == 0:
+        if stock_empty:
             return max(cards, key=key)
         loose = [c for c in cards if not self.has_partner(c, hand)]
         return max(loose or cards, key=key)
 
     def _discard(self, view, hand, discards):
-        card = self.discard_choice(view, hand, [a.card for a in discards])
+        taken = view.drawn_card if view.drew == "discard" else None
+        if self._extending is not None:
+            if taken == self._extending and taken in hand:
+                self.table_takes = False  # taken to hit a spread, and the rules did not let it
+            self._extending = None
+        card = self._choose_discard(hand, [a.card for a in discards], taken, view.stock_size == 0)
         return next(a for a in discards if a.card == card)
 
 

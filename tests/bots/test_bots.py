@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -13,6 +15,9 @@ from tonk.core.commands import DrawDiscard, DrawStock, Knock
 from tonk.core.simulate import SimConfig, play_game, simulate
 from tonk.core.state import State
 from tonk.core.views import PlayerView, player_view, visible_cards
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simulate"))  # the simulation tests' helpers
+from sim_helpers import required_options  # noqa: E402
 
 
 def test_bot_names_and_unknown_bot():
@@ -151,3 +156,29 @@ def test_greedy_ends_every_hand_with_an_empty_stock():
     rep = simulate(SimConfig(hands=600, players=3, bots=("greedy",), seed=8))
     assert rep["hands"] == 600
     assert sum(e["count"] for e in rep["endings"].values()) == 600
+
+
+def _variants():
+    from tonk.variants.registry import default_registry
+
+    return [n for n in default_registry().names() if n != "classic"]
+
+
+@pytest.mark.parametrize("variant", _variants())
+@pytest.mark.parametrize("players", [2, 3])
+def test_greedy_self_play_ends_every_hand_under_each_variant(variant, players):
+    config = SimConfig(hands=60, players=players, bots=("greedy",), seed=31, hands_per_game=20, variants=(variant,), options=required_options(variant))
+    try:
+        config.check()
+    except Exception as exc:
+        pytest.skip(f"{variant} with {players} players: {exc}")
+    rep = simulate(config)  # a runaway hand would raise SimulationError
+    assert rep["hands"] == 60
+
+
+def test_greedy_gives_up_table_takes_a_house_rule_forbids():
+    bot = make_bot("greedy")
+    assert bot.table_takes
+    # hit-runs-only: greedy learns after one failed book extension, so self-play ends
+    rep = simulate(SimConfig(hands=300, players=2, bots=("greedy",), seed=5, variants=("hit-runs-only",)))
+    assert rep["hands"] == 300
