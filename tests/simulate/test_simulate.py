@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tonk.core.audit import audit_events
@@ -97,7 +99,7 @@ def _store_contents(path):
 def test_two_workers_store_the_same_games_as_one(tmp_path):
     config = SimConfig(hands=120, players=3, bots=("greedy", "random"), seed=7, hands_per_game=10)
     one = simulate(config, str(tmp_path / "one.db"))
-    two = simulate(SimConfig(**{**config.__dict__, "workers": 2}), str(tmp_path / "two.db"))
+    two = simulate(replace(config, workers=2), str(tmp_path / "two.db"))
     stored_one = _store_contents(tmp_path / "one.db")
     assert len(stored_one) == 12
     assert stored_one == _store_contents(tmp_path / "two.db")
