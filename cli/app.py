@@ -94,12 +94,12 @@ def main() -> None:
         sys.exit(getattr(exc, "code", 2))
 
 
-# --- command modules register themselves on `app` ---------------------------------------
+# --- command modules register themselves on `app` (this order is the order of `tonk --help`)
 from . import adjudicate as _adjudicate  # noqa: E402,F401
 from . import play_cmd as _play_cmd  # noqa: E402,F401
+from . import simulate_cmd as _simulate_cmd  # noqa: E402,F401
 from . import games_cmd as _games_cmd  # noqa: E402,F401
 from . import replay_cmd as _replay_cmd  # noqa: E402,F401
 from . import audit_cmd as _audit_cmd  # noqa: E402,F401
-from . import store_cmd as _store_cmd  # noqa: E402,F401
 from . import variants_cmd as _variants_cmd  # noqa: E402,F401
-from . import simulate_cmd as _simulate_cmd  # noqa: E402,F401
+from . import store_cmd as _store_cmd  # noqa: E402,F401
