@@ -297,8 +297,12 @@ def _append(store, events: list[Event]) -> None:
     try:
         store.append(gid, events, 0)
     except ConcurrencyError:
+        # The same seed, bots and rules give the same game: re-running a simulation
+        # into the same store leaves the identical recorded game as it is.
+        if store.read(gid) == events:
+            return
         raise SimulationError(
-            f"game {gid} is already in the store: this seed was simulated into it before under the same rules "
+            f"game {gid} is already in the store with other events than this simulation produces "
             "(use another --seed or another --db)"
         ) from None
 

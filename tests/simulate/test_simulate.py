@@ -110,11 +110,31 @@ def test_two_workers_store_the_same_games_as_one(tmp_path):
     assert one == two
 
 
-def test_simulating_the_same_seed_into_the_same_store_again_is_refused(tmp_path):
+def test_simulating_the_same_seed_into_the_same_store_again_changes_nothing(tmp_path):
     config = SimConfig(hands=10, players=2, bots=("random",), seed=8, hands_per_game=5)
     simulate(config, str(tmp_path / "s.db"))
-    with pytest.raises(SimulationError, match="already in the store"):
-        simulate(config, str(tmp_path / "s.db"))
+    before = _store_contents(tmp_path / "s.db")
+    simulate(config, str(tmp_path / "s.db"))
+    assert _store_contents(tmp_path / "s.db") == before
+
+
+def test_a_stored_game_with_the_same_id_but_other_events_is_refused(tmp_path):
+    import msgspec
+
+    from tonk.storage import EventStore
+
+    config = SimConfig(hands=5, players=2, bots=("random",), seed=8, hands_per_game=5)
+    simulate(config, str(tmp_path / "a.db"))
+    with EventStore.open(tmp_path / "a.db", create=False) as store:
+        ((gid, events),) = list(store.iter_games())
+    other = SimConfig(hands=5, players=2, bots=("random",), seed=9, hands_per_game=5)
+    simulate(other, str(tmp_path / "b.db"))
+    with EventStore.open(tmp_path / "b.db", create=False) as store:
+        ((_, foreign),) = list(store.iter_games())
+    with EventStore.open(tmp_path / "c.db") as store:
+        store.append(gid, [msgspec.structs.replace(foreign[0], game_id=gid)] + foreign[1:], 0)
+    with pytest.raises(SimulationError, match="already in the store with other events"):
+        simulate(config, str(tmp_path / "c.db"))
 
 
 def test_compare_runs_the_same_decks_under_two_rulesets():
