@@ -1,4 +1,5 @@
-# `make run`: set up .venv, install tonk, adjudicate the example hand records.
+# `make run`: set up .venv, install tonk, adjudicate the example hand records, simulate
+#             300 hands into ./tonk.db (or $$TONK_DB) and audit every game stored there.
 # `make test`: set up .venv with the test extras and run the test suite.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -18,6 +19,8 @@ install: $(VENV)/.installed
 
 run: $(VENV)/.installed
 	$(BIN)/tonk adjudicate examples/disputed-hands.json
+	$(BIN)/tonk simulate --hands 300 --players 3 --bot greedy --bot random --seed 1
+	$(BIN)/tonk audit --all
 
 test: $(VENV)/.installed
 	$(BIN)/pytest -q
