@@ -120,7 +120,7 @@ def event_line(data: dict[str, Any], viewer: str = AUDITOR) -> str:
         kind = "position set up" if data.get("explicit") else "dealt"
         return (
             f"hand {data.get('hand_no')} {kind} by {data.get('dealer')}: upcard {card((data.get('discard') or [None])[0])}, "
-            f"stock {len(data.get('stock') or ())}; {data.get('first_player')} plays first"
+            f"stock {len(data.get('stock') or ())}; first to play: {data.get('first_player')}"
         )
     if t == "knocked":
         return f"{p_txt} knocked"
