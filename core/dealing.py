@@ -42,17 +42,16 @@ def deal(
     if len(deck) < need:
         raise SetupError(f"a deck of {len(deck)} cards cannot deal {hand_size} cards to {n} players and leave a stock")
     d = players.index(dealer)
-    order = [players[(d + 1 + i) % n] for i in range(n)]
-    hands: dict[str, list[str]] = {p: [] for p in players}
-    for i in range(n * hand_size):
-        hands[order[i % n]].append(deck[i])
     pos = n * hand_size
+    deck = tuple(deck)
+    # card i goes to the (i mod n)-th player left of the dealer: each hand is a stride slice
+    hands = {p: deck[(i - d - 1) % n : pos : n] for i, p in enumerate(players)}
     if upcard:
         discard: tuple[str, ...] = (deck[pos],)
         pos += 1
     else:
         discard = ()
-    return ({p: tuple(h) for p, h in hands.items()}, discard, tuple(deck[pos:]))
+    return (hands, discard, deck[pos:])
 
 
 def cut_for_dealer(players: tuple[str, ...], deck: tuple[str, ...], seed: int | str, order_of: dict[str, int]) -> tuple[str, tuple[tuple[str, ...], ...]]:

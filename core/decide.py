@@ -99,6 +99,7 @@ class Shortcuts:
         "classic_hits",
         "classic_spreads",
         "has_vetoes",
+        "settle_reads_state",
     )
 
     def __init__(self, ruleset: Ruleset, *, direct: bool = True):
@@ -128,6 +129,8 @@ class Shortcuts:
         self.has_vetoes = bool(rs.has_vetoes)
         self.classic_hits = _only_classic(rs, "tonk_check_hit") and _only_classic(rs, "tonk_hit_options")
         self.classic_spreads = _only_classic(rs, "tonk_spread_candidates")
+        # the base game's settlement reads the ending alone, never the position
+        self.settle_reads_state = not _only_classic(rs, "tonk_settle")
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
@@ -192,8 +195,15 @@ def _hands_after(state: State, player: str, remove: tuple[str, ...] = (), add: t
     return hands
 
 
-def _post_state(state: State, events: list[Event]) -> State:
-    """The state after ``events`` (on a copy), for settlement hooks that look at the final position."""
+def _post_state(state: State, events: list[Event], ruleset: Ruleset | None = None) -> State:
+    """The state after ``events`` (on a copy), for settlement hooks that look at the final position.
+
+    With ``ruleset`` given and settled by the base game alone (which reads only the
+    ending, never the position), ``state`` itself is returned instead of a copy: only
+    for events that leave the hand number, the seats and the dealer alone, which is
+    all :func:`end_hand` reads of it then."""
+    if ruleset is not None and not shortcuts(ruleset).settle_reads_state:
+        return state
     s = state.copy()
     for e in events:
         evolve(s, e)
@@ -234,7 +244,7 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     outcome = shortcuts(ruleset).knock_outcome(p, totals)
     ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
     first = Knocked(player=p)
-    return [first, end_hand(_post_state(state, [first]), ruleset, ending, state.hands)]
+    return [first, end_hand(_post_state(state, [first], ruleset), ruleset, ending, state.hands)]
 
 
 def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
@@ -246,7 +256,7 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     if not state.stock:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
-        return [first, end_hand(_post_state(state, [first]), ruleset, ending, state.hands)]
+        return [first, end_hand(_post_state(state, [first], ruleset), ruleset, ending, state.hands)]
     return [CardDrawn(player=p, source="stock", card=state.stock[-1])]
 
 
@@ -264,7 +274,7 @@ def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event
 def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict[str, list[str]], player: str) -> list[Event]:
     if hands[player]:
         return [first]
-    after = _post_state(state, [first])
+    after = _post_state(state, [first], ruleset)
     ending = _ending(state, ruleset, "tonk_out", player, hands)
     return [first, end_hand(after, ruleset, ending, hands)]
 
@@ -311,7 +321,7 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     if len(state.hands[p]) == 1:  # the last card (it is in hand): out by discard
         hands = _hands_after(state, p, remove=(cmd.card,))
         ending = _ending(state, ruleset, "out_by_discard", p, hands)
-        return [ev, end_hand(_post_state(state, [ev]), ruleset, ending, hands)]
+        return [ev, end_hand(_post_state(state, [ev], ruleset), ruleset, ending, hands)]
     if not ruleset.has_turn_end and not (ruleset.max_turns and state.turn_no >= ruleset.max_turns):
         return [ev]
     hands = _hands_after(state, p, remove=(cmd.card,))
@@ -325,7 +335,7 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
                 ending.outcome = ruleset.knock_outcome(req.player, ending.totals)
             return [ev, end_hand(after, ruleset, ending, hands)]
     if ruleset.max_turns and state.turn_no >= ruleset.max_turns:
-        after = after or _post_state(state, [ev])
+        after = after or _post_state(state, [ev], ruleset)
         ending = _ending(state, ruleset, "turn_cap", None, hands)
         return [ev, end_hand(after, ruleset, ending, hands)]
     return [ev]

@@ -101,6 +101,27 @@ def _may_hold_natural_spread(hand: list[str]) -> bool:
     return bool((b0 & b1 & (b2 | b3)) | (b2 & b3 & (b0 | b1)))
 
 
+# Commands are frozen values: the turn-start choices of a player and a player's discards
+# are built once and shared (bounded: cleared when many players have come and gone).
+_TURN_START: dict[str, tuple] = {}
+_DISCARDS: dict[str, dict[str, Discard]] = {}
+_CACHE_LIMIT = 1024
+
+
+def _turn_start(p: str) -> tuple:
+    if len(_TURN_START) >= _CACHE_LIMIT:
+        _TURN_START.clear()
+    t = _TURN_START[p] = (Knock(p), DrawStock(p), DrawDiscard(p))
+    return t
+
+
+def _discards_of(p: str) -> dict[str, Discard]:
+    if len(_DISCARDS) >= _CACHE_LIMIT:
+        _DISCARDS.clear()
+    d = _DISCARDS[p] = {}
+    return d
+
+
 def legal_actions(state: State, ruleset: Ruleset) -> list:
     """The actions the player to act may take now (same list, same order as
     :func:`legal_actions_checked`)."""
@@ -113,9 +134,8 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     if state.drew is None:
         # start of a turn: a knock is allowed (A7.1), so is asking for the stock even when it
         # is empty (A11.2); the discard pile must hold a card (B-29)
-        if state.discard:
-            return [Knock(p), DrawStock(p), DrawDiscard(p)]
-        return [Knock(p), DrawStock(p)]
+        t = _TURN_START.get(p) or _turn_start(p)
+        return list(t) if state.discard else list(t[:2])
     hand = state.hands[p]
     out: list = []
     if ruleset.knock_timing == "before_discard":
@@ -152,6 +172,12 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
                     except IllegalAction:
                         continue
                     out.append(Hit(p, card, spread.id, joker_as))
+    discards = _DISCARDS.get(p)
+    if discards is None:
+        discards = _discards_of(p)
     for card in distinct:
-        out.append(Discard(p, card))
+        d = discards.get(card)
+        if d is None:
+            d = discards[card] = Discard(p, card)
+        out.append(d)
     return out
