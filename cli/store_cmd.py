@@ -8,14 +8,15 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import msgspec
+from typing import TYPE_CHECKING
+
 import typer
 
-from ..core.events import FORMAT_VERSION, Event
-from ..storage import EventStore
-from ..storage.jsonl import FORMAT_NAME, check_file, export_games, write_checked
 from .app import app, fail, reported, settings
 from .render import print_json
+
+if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
+    from ..storage import EventStore
 
 
 @app.command("export")
@@ -27,6 +28,8 @@ def export_cmd(
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
 ) -> None:
     """Export games as JSONL: a header line, then one event a line with its hash chain."""
+    from ..storage import EventStore
+
     if bool(game_ids) == all_games:
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
@@ -43,6 +46,8 @@ def export_cmd(
 
 
 def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
+    from ..storage.jsonl import export_games
+
     sys.stdout.flush()
     out = sys.stdout.buffer
     try:
@@ -56,6 +61,8 @@ def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
 
 def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -> tuple[int, int]:
     """Write next to ``output`` and rename into place, so a failed export leaves no partial file."""
+    from ..storage.jsonl import export_games
+
     directory = output.parent if str(output.parent) else Path(".")
     if not directory.is_dir():
         raise fail(f"cannot write {output}: directory {directory} does not exist")
@@ -81,6 +88,9 @@ def import_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print {imported, present, games, events} as JSON."),
 ) -> None:
     """Import games from JSONL; the whole file is validated first and refused whole on any error."""
+    from ..storage import EventStore
+    from ..storage.jsonl import check_file, write_checked
+
     db = Path(settings(ctx).db)
     with reported():
         existing = EventStore.open(db, create=False) if db.exists() else None
@@ -112,6 +122,10 @@ def verify_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON."),
 ) -> None:
     """Recompute the hash chains and seq continuity; exit 1 naming each game's first broken link."""
+    import msgspec
+
+    from ..storage import EventStore
+
     with reported(), EventStore.open(settings(ctx).db, create=False) as store:
         if game_ids:
             ids = list(dict.fromkeys(game_ids))
@@ -133,6 +147,11 @@ def verify_cmd(
 
 def event_schema() -> dict:
     """The JSON Schema of the event union, marked with the format name and version."""
+    import msgspec
+
+    from ..core.events import FORMAT_VERSION, Event
+    from ..storage.jsonl import FORMAT_NAME
+
     schema = msgspec.json.schema(Event)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
