@@ -9,11 +9,12 @@ projection and JSONL export/import.
 from .chain import GENESIS, ChainFinding, link_hash
 from .errors import ConcurrencyError, ImportRefused, StoreError, UnknownGame
 from .schema import SCHEMA_VERSION
-from .store import EventStore, Record
+from .store import EventStore, Record, VerifiedGame
 
 __all__ = [
     "EventStore",
     "Record",
+    "VerifiedGame",
     "StoreError",
     "ConcurrencyError",
     "UnknownGame",

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import msgspec
 from sqlite_utils import Database
@@ -238,6 +238,11 @@ class EventStore:
         with self._reading():
             return [r[0] for r in self._conn.execute("SELECT DISTINCT game_id FROM events ORDER BY game_id")]
 
+    def game_count(self) -> int:
+        """The number of games with events in the store."""
+        with self._reading():
+            return self._conn.execute("SELECT count(DISTINCT game_id) FROM events").fetchone()[0]
+
     def iter_games(self) -> Iterator[tuple[str, list[Event]]]:
         """Stream every game (ordered by id) with its events; one game in memory at a time."""
         current: str | None = None
@@ -252,6 +257,98 @@ class EventStore:
                 rows.append((seq, payload))
         if rows:
             yield current, _decode_rows(current, rows)
+
+    def iter_verified_games(self, game_ids: Sequence[str] | None = None) -> Iterator["VerifiedGame"]:
+        """Every game (ordered by id; or the games ``game_ids``, in that order) read once:
+        the hash chain and sequence checked and the events decoded in the same pass.
+
+        Yields one :class:`VerifiedGame` per game, one game in memory at a time.  A game
+        whose chain holds (and whose payloads all decode) costs one scan of its rows;
+        a game with any broken link or undecodable payload is read again through
+        :meth:`verify` and :meth:`iter_events`, so its ``chain`` findings are exactly
+        what :meth:`verify` reports and ``decode_error`` what :meth:`iter_events` raises
+        (``events`` then holds the events decoded before it).  :class:`UnknownGame` for a
+        named game with no events."""
+        sql = "SELECT game_id, seq, type, CAST(payload AS BLOB), hash, prev_hash FROM events"
+        with self._reading():
+            if game_ids is None:
+                yield from self._verified(self._conn.execute(sql + " ORDER BY game_id, seq"))
+                return
+        for gid in game_ids:
+            with self._reading():
+                cur = self._conn.execute(sql + " WHERE game_id = ? ORDER BY seq", (gid,))
+            found = False
+            for game in self._verified(cur):
+                found = True
+                yield game
+            if not found:
+                raise UnknownGame(gid)
+
+    def _verified(self, cur: sqlite3.Cursor) -> Iterator["VerifiedGame"]:
+        current: str | None = None
+        events: list[Event] = []
+        append = events.append
+        dec: Decoder = decode
+        ok = True
+        want = 1
+        last = GENESIS
+        last_b = GENESIS.encode("ascii")
+        classes = EVENT_TYPES
+        with self._reading():
+            for game_id, seq, type_, data, hash_, prev_hash in cur:
+                if game_id != current:
+                    if current is not None:
+                        yield self._finish_verified(current, events, ok, want - 1)
+                    current, events, ok, want, last, last_b = game_id, [], True, 1, GENESIS, _GENESIS_B
+                    append = events.append
+                    if seq == 1 and prev_hash == GENESIS and sha256(_GENESIS_B + data).hexdigest() == hash_:
+                        try:
+                            event, dec = first_event(data)
+                        except (msgspec.DecodeError, msgspec.ValidationError, StoreError, UnicodeDecodeError):
+                            ok = False
+                            continue
+                        if type(event) is GameStarted and event.game_id == game_id and type_ == "game_started":
+                            append(event)
+                            want, last, last_b = 2, hash_, hash_.encode("ascii")
+                            continue
+                    ok = False
+                    continue
+                if not ok:
+                    continue
+                if seq != want or prev_hash != last:
+                    ok = False
+                    continue
+                h = sha256(last_b + data).hexdigest()
+                if h != hash_:
+                    ok = False
+                    continue
+                try:
+                    event = dec(data)
+                except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
+                    ok = False
+                    continue
+                if type(event) is not classes.get(type_):
+                    ok = False  # the type column does not match the payload
+                    continue
+                append(event)
+                want += 1
+                last, last_b = h, h.encode("ascii")
+        if current is not None:
+            yield self._finish_verified(current, events, ok, want - 1)
+
+    def _finish_verified(self, game_id: str, events: list[Event], ok: bool, version: int) -> "VerifiedGame":
+        if ok:
+            return VerifiedGame(game_id, events, version, [], None)
+        # a broken link somewhere: the game again, through the reference paths
+        chain = self.verify(game_id)
+        events = []
+        error: StoreError | None = None
+        try:
+            for _, e in self.iter_events(game_id):
+                events.append(e)
+        except StoreError as exc:
+            error = exc
+        return VerifiedGame(game_id, events, self.version(game_id), chain, error)
 
     def records(self, game_id: str) -> Iterator[Record]:
         """The game's rows as stored (for export); :class:`UnknownGame` if it has none."""
@@ -323,6 +420,26 @@ class EventStore:
 
 
 _EVENT_CLASSES = frozenset(EVENT_TYPES.values())
+_GENESIS_B = GENESIS.encode("ascii")
+
+
+class VerifiedGame(NamedTuple):
+    """One game from :meth:`EventStore.iter_verified_games`.
+
+    ``events``: the decoded events (all of them when ``decode_error`` is ``None``);
+    ``version``: the number of events stored (the highest seq); ``chain``: the first
+    broken link of the hash chain (empty when it holds); ``decode_error``: why a
+    payload could not be decoded, or ``None``."""
+
+    game_id: str
+    events: list[Event]
+    version: int
+    chain: list[ChainFinding]
+    decode_error: StoreError | None
+
+    @property
+    def intact(self) -> bool:
+        return not self.chain and self.decode_error is None
 
 
 def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
