@@ -2,7 +2,8 @@
 
 Per game, three checks:
 
-* **chain**: the store's hash chain and sequence (``EventStore.verify``);
+* **chain**: the store's hash chain and sequence, checked while the events are
+  read (``EventStore.iter_verified_games``, the same findings as ``EventStore.verify``);
 * **conservation**: folding the events, every card of the hand's deck is in
   exactly one place (a hand, the stock, the discard pile, a spread) after
   every event, and every event applies to the position before it;
@@ -89,44 +90,57 @@ def conservation_findings(gid: str, events: list) -> list[dict[str, Any]]:
     return []
 
 
-def audit_game(store, gid: str) -> dict[str, Any]:
+def audit_game(store, gid: str, rulesets: dict | None = None) -> dict[str, Any]:
     """Every check on one stored game, as the documented JSON object."""
+    (game,) = store.iter_verified_games([gid])
+    return audit_verified(game, rulesets)
+
+
+def audit_verified(game, rulesets: dict | None = None) -> dict[str, Any]:
+    """Every check on one game read by ``EventStore.iter_verified_games`` (its chain
+    already checked in the same pass as its decoding), as the documented JSON object.
+
+    ``rulesets``: a cache of built rulesets by pinned spec, shared across games (a
+    ruleset is built once per distinct spec; building one registers plugins)."""
     import msgspec
 
     from ..core.audit import audit_events
     from ..core.errors import RulesetError
-    from ..storage import StoreError
+    from ..core.events import GameStarted
+    from ..core.ruleset import ruleset_from_spec
 
+    gid = game.game_id
     result: dict[str, Any] = {
         "game_id": gid,
         "verdict": "clean",
-        "events": 0,
+        "events": game.version,
         "hands": 0,
         "checks": {"chain": "ok", "conservation": "not run", "rules": "not run"},
         "findings": [],
         "error": None,
     }
     findings = result["findings"]
-    chain = store.verify(gid)
-    events: list = []
-    decoded = True
-    try:
-        for _, e in store.iter_events(gid):
-            events.append(e)
-    except StoreError as exc:
-        decoded = False
+    events = game.events
+    decoded = game.decode_error is None
+    if not decoded:
         seq = len(events) + 1
-        findings.append(_finding(gid, "decode", seq, hand_at(events, seq), "log", str(exc)))
-    for c in chain:
+        findings.append(_finding(gid, "decode", seq, hand_at(events, seq), "log", str(game.decode_error)))
+    for c in game.chain:
         findings.insert(0, _finding(gid, "chain", c.seq, hand_at(events, c.seq), "chain", c.message, c.expected, c.found))
         result["checks"]["chain"] = "failed"
-    result["events"] = store.version(gid)
     if decoded:
         cons = conservation_findings(gid, events)
         findings.extend(cons)
         result["checks"]["conservation"] = "failed" if cons else "ok"
         try:
-            report = audit_events(events)
+            ruleset = None
+            first = events[0] if events else None
+            if rulesets is not None and type(first) is GameStarted:
+                key = msgspec.json.encode(first.ruleset)
+                ruleset = rulesets.get(key)
+                if ruleset is None:
+                    ruleset = rulesets[key] = ruleset_from_spec(first.ruleset)
+            report = audit_events(events, ruleset=ruleset)
         except RulesetError as exc:
             result["verdict"] = "error"
             result["error"] = str(exc)
@@ -271,12 +285,15 @@ def audit_cmd(
         store = open_existing_store(settings(ctx).db)
     try:
         with reported():
-            known = store.game_ids()
-            ids = known if all_games else list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids))
             if rules or option:
+                known = store.game_ids()
+                ids = known if all_games else list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids))
                 code = _reconsider(store, ids, [r for r in rules if r != "classic"], option, json_out)
+            elif all_games:  # streamed from one scan of the store, no list of ids
+                code = _audit(store, None, json_out)
             else:
-                code = _audit(store, ids, json_out)
+                known = store.game_ids()
+                code = _audit(store, list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids)), json_out)
     finally:
         store.close()
     if code:
@@ -300,40 +317,46 @@ def _progress(json_out: bool, total: int):
     )
 
 
-def _audit(store, ids: list[str], json_out: bool) -> int:
+def _audit(store, ids: list[str] | None, json_out: bool) -> int:
+    """Audit the games ``ids`` (``None``: every game), streaming: one game in memory at a
+    time; people's output is printed game by game, and ``--json`` keeps each game's
+    small result object (no events)."""
     from .render import console, print_json
 
-    results = []
     out = console()
-    with _progress(json_out, len(ids)) as progress:
-        task = progress.add_task("audit", total=len(ids))
-        for gid in ids:
-            results.append(audit_game(store, gid))
+    total = store.game_count() if ids is None else len(ids)
+    summary = {"games": 0, "clean": 0, "with_findings": 0, "errors": 0}
+    kept: list[dict[str, Any]] = []
+    errors: list[str] = []
+    rulesets: dict = {}
+    with _progress(json_out, total) as progress:
+        task = progress.add_task("audit", total=total)
+        for game in store.iter_verified_games(ids):
+            result = audit_verified(game, rulesets)
+            verdict = result["verdict"]
+            summary["games"] += 1
+            summary[{"clean": "clean", "findings": "with_findings", "error": "errors"}[verdict]] += 1
+            if verdict == "error":
+                errors.append(f"error: game {result['game_id']}: {result['error']}")
+            if json_out:
+                kept.append(result)
+            else:
+                if summary["games"] > 1:
+                    out.print()
+                print_audit(result, out)
             progress.advance(task)
-    if not json_out:
-        for i, result in enumerate(results):
-            if i:
-                out.print()
-            print_audit(result, out)
-    summary = {
-        "games": len(results),
-        "clean": sum(r["verdict"] == "clean" for r in results),
-        "with_findings": sum(r["verdict"] == "findings" for r in results),
-        "errors": sum(r["verdict"] == "error" for r in results),
-    }
     if json_out:
-        print_json({"games": results, "summary": summary})
+        print_json({"games": kept, "summary": summary})
     else:
-        if not results:
+        if not summary["games"]:
             out.print("no games to audit")
-        elif len(results) > 1:
+        elif summary["games"] > 1:
             out.print(
                 f"\n{summary['games']} games: {summary['clean']} clean, {summary['with_findings']} with findings, "
                 f"{summary['errors']} could not be audited"
             )
-    for r in results:
-        if r["verdict"] == "error":
-            typer.echo(f"error: game {r['game_id']}: {r['error']}", err=True)
+    for line in errors:
+        typer.echo(line, err=True)
     if summary["errors"]:
         return 2
     return 1 if summary["with_findings"] else 0

@@ -243,7 +243,10 @@ def evolve(state: State, event: Event) -> State:
         state.hands[p].append(event.card)
         state.drew = event.source
         state.drawn_card = event.card
-    elif t is CardDiscarded:
+        if state.in_hand:  # the hot events return early (the same log rule as below)
+            state.hand_log.append(event)
+        return state
+    if t is CardDiscarded:
         p = event.player
         hand = state.hands[p]
         hand.remove(event.card)
@@ -256,7 +259,10 @@ def evolve(state: State, event: Event) -> State:
             state.turn_hits = 0
             state.turn_spreads = []
             state.turn_no += 1
-    elif t is SpreadLaid:
+        if state.in_hand:
+            state.hand_log.append(event)
+        return state
+    if t is SpreadLaid:
         hand = state.hands[event.player]
         for c in event.cards:
             hand.remove(c)
