@@ -239,7 +239,8 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     p = cmd.player
     if state.drew is not None and ruleset.knock_timing == "start_of_turn":
         raise IllegalAction("KNOCK_NOT_AT_TURN_START", "A7.1", "a knock is only allowed at the start of your turn, before drawing")
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     totals = totals_of(state, ruleset)
     outcome = shortcuts(ruleset).knock_outcome(p, totals)
     ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
@@ -252,7 +253,8 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     p = cmd.player
     if state.drew is not None:
         raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     if not state.stock:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
@@ -265,7 +267,8 @@ def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event
     p = cmd.player
     if state.drew is not None:
         raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     if not state.discard:
         raise IllegalAction("DISCARD_PILE_EMPTY", "A7.2", "the discard pile is empty: draw from the stock")
     return [CardDrawn(player=p, source="discard", card=state.discard[-1])]
@@ -289,7 +292,8 @@ def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
         if c not in hand:
             raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
     shape = shortcuts(ruleset).check_spread(cards, dict(cmd.jokers_as))
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     sid = f"S{state.next_spread_no}"
     ev = SpreadLaid(player=p, spread_id=sid, kind=shape.kind, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
     return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cards)), p)
@@ -304,7 +308,8 @@ def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
     if spread is None:
         raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
     shape = shortcuts(ruleset).check_hit(spread, cmd.card, cmd.joker_as)
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     ev = CardHit(player=p, spread_id=spread.id, card=cmd.card, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
     if len(state.hands[p]) > 1:  # cards left after the hit: no tonk out (the card is in hand)
         return [ev]
@@ -316,7 +321,8 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     p = cmd.player
     _must_have_drawn(state, "discard", "A7.2")
     _in_hand(state, p, cmd.card, "A7.4")
-    _veto(state, cmd, ruleset)
+    if ruleset.has_vetoes:
+        _veto(state, cmd, ruleset)
     ev = CardDiscarded(player=p, card=cmd.card)
     if len(state.hands[p]) == 1:  # the last card (it is in hand): out by discard
         hands = _hands_after(state, p, remove=(cmd.card,))
