@@ -8,7 +8,7 @@ The names most users need are importable from here::
 
 from .cards import Card, parse_card, parse_cards
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .decide import decide
+from .turn import decide
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, TonkError, UnknownVariant
 from .events import Event, decode, encode
 from .game import Game, command_from

@@ -25,7 +25,7 @@ import msgspec
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .dealing import commitment
-from .decide import decide
+from .turn import decide
 from .errors import IllegalAction, RulesetError
 from .events import (
     CardDiscarded,

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
 from .dealing import commitment, cut_for_dealer
-from .decide import decide
+from .turn import decide
 from .errors import SetupError
 from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, SpreadFacts
 from .legal import legal_actions

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .cards import ORDER_OF, RANK_OF, STANDARD_DECK, SUIT_OF, SUITS
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .decide import decide, shortcuts
+from .turn import decide, shortcuts
 from .errors import IllegalAction
 from .ruleset import Ruleset
 from .state import State

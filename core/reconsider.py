@@ -45,7 +45,7 @@ import msgspec
 
 from .audit import command_for
 from .commands import DealHand, describe
-from .decide import decide
+from .turn import decide
 from .errors import IllegalAction, RulesetError, SetupError
 from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
 from .ruleset import Ruleset, parse_option_text

@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .bots import make_bot
 from .commands import DealHand
-from .decide import decide
+from .turn import decide
 from .errors import SetupError, TonkError
 from .events import Event, HandEnded
 from .game import Game

@@ -3,7 +3,7 @@
 Registered first in every ruleset, so it answers each first-answer hook only
 when no variant does.  The rules themselves live in :mod:`tonk.core.spreads`
 (books, runs, hits) and :mod:`tonk.core.settlement` (payouts); the turn
-structure (knock, draw, spread, hit, discard) is in :mod:`tonk.core.decide`.
+structure (knock, draw, spread, hit, discard) is in :mod:`tonk.core.turn`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from tonk.core import Game, IllegalAction, Ruleset, decide
-from tonk.core.decide import Shortcuts, shortcuts
+from tonk.core.turn import Shortcuts, shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
 from sim_helpers import required_options
 from tonk.variants.registry import default_registry
