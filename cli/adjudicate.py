@@ -6,11 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from ..core.adjudication import adjudicate, compare
-from ..core.handrecord import load_records
-from ..variants.registry import default_registry
+# the engine (tonk.core.adjudication, handrecord, the variant registry) is imported
+# when the command runs, not when the app starts
 from .app import app, fail, reported
 from .render import card, cards, console, err_console, ledger_lines, print_json
 
@@ -27,6 +25,8 @@ def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
 
 
 def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
+    from rich.table import Table
+
     out = console()
     title = f" {v.get('title')}" if v.get("title") else ""
     out.print(f"\n[bold]{v['id']}[/bold]{title}")
@@ -96,6 +96,10 @@ def adjudicate_cmd(
     ),
 ) -> None:
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
+    from ..core.adjudication import adjudicate, compare
+    from ..core.handrecord import load_records
+    from ..variants.registry import default_registry
+
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else None
         raws = load_records(file)

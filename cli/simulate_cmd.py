@@ -16,9 +16,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
 
-from ..core.errors import RulesetError, TonkError
+# the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings
 from .render import console, err_console, print_json
 
@@ -100,6 +99,8 @@ def _pct(x: float) -> str:
 
 
 def _print_report(r: dict, title: str) -> None:
+    from rich.table import Table
+
     out = console()
     cfg = r["config"]
     rules = " ".join(cfg["variants"]) or "classic"
@@ -141,6 +142,8 @@ def _print_report(r: dict, title: str) -> None:
 
 
 def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
+    from rich.table import Table
+
     out = console()
     t = Table(title=f"A: {label_a}   B: {label_b}   (same seeds, decks and bots)", box=None, padding=(0, 1), title_justify="left")
     t.add_column("figure")
@@ -179,6 +182,7 @@ def simulate_cmd(
 ) -> None:
     """Simulate many hands between bots and report what happened."""
     from ..core.bots import bot_names
+    from ..core.errors import RulesetError, TonkError
     from ..core.simulate import compare, simulate
 
     path = None if no_store else (db or settings(ctx).db)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import Optional
@@ -61,6 +60,8 @@ def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
 
 def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -> tuple[int, int]:
     """Write next to ``output`` and rename into place, so a failed export leaves no partial file."""
+    import secrets
+
     from ..storage.jsonl import export_games
 
     directory = output.parent if str(output.parent) else Path(".")

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from ..variants.registry import default_registry, describe
+# the variant registry (entry points, plugin modules) is imported when the command runs
 from .app import app, reported
 from .render import console, err_console, print_json
 
@@ -20,6 +19,8 @@ def _default_text(o: dict[str, Any]) -> str:
 
 
 def _print_variant(v: dict[str, Any], detail: bool) -> None:
+    from rich.table import Table
+
     out = console()
     aliases = f" (alias {', '.join(v['aliases'])})" if v["aliases"] else ""
     out.print(f"\n[bold]{v['name']}[/bold]{aliases}  [dim]{v['dist']} {v['version']}, {v['source']}[/dim]")
@@ -47,6 +48,8 @@ def variants_cmd(
     variant_file: list[Path] = typer.Option([], "--variant-file", help="Also load a one-off variant from this Python file (repeatable)."),
 ) -> None:
     """List the installed variants (house rules): summary, options, hooks implemented, version."""
+    from ..variants.registry import default_registry, describe
+
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else default_registry()
         regs = [registry.get(name)] if name else registry.all()
