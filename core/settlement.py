@@ -47,7 +47,7 @@ def from_each(winner: str, seats: tuple[str, ...], amount: int, reason: str) -> 
 
 def lowest(players: list[str] | tuple[str, ...], totals: dict[str, int]) -> list[str]:
     """The players with the lowest total among ``players``, in seat order."""
-    low = min(totals[p] for p in players)
+    low = min(map(totals.__getitem__, players))
     return [p for p in players if totals[p] == low]
 
 
@@ -59,9 +59,10 @@ def to_lowest(low: list[str], payers: list[str] | tuple[str, ...], amount: int, 
 def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
     """The knocker wins only when strictly lower than every other player (A12.4, B-01)."""
     mine = totals[knocker]
-    if all(mine < t for p, t in totals.items() if p != knocker):
-        return "knocker_won"
-    return "knocker_caught"
+    for p, t in totals.items():
+        if t <= mine and p != knocker:
+            return "knocker_caught"
+    return "knocker_won"
 
 
 def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], scheme: str) -> list[Payment]:

@@ -293,8 +293,12 @@ def evolve(state: State, event: Event) -> State:
         state.hands = {p: list(event.hands.get(p, ())) for p in state.players}
         state.stock = list(reversed(event.stock))
         state.discard = list(reversed(event.discard))
-        state.table = {s.id: Spread(s.id, s.owner, s.kind, tuple(s.cards), dict(s.jokers_as)) for s in event.table}
-        state.next_spread_no = max([_spread_no(s.id) for s in event.table], default=0) + 1
+        if event.table:  # an explicit position with spreads on the table
+            state.table = {s.id: Spread(s.id, s.owner, s.kind, tuple(s.cards), dict(s.jokers_as)) for s in event.table}
+            state.next_spread_no = max([_spread_no(s.id) for s in event.table]) + 1
+        else:
+            state.table = {}
+            state.next_spread_no = 1
         state.to_act = event.first_player
         state.drew = None
         state.drawn_card = None

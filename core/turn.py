@@ -100,6 +100,7 @@ class Shortcuts:
         "classic_spreads",
         "has_vetoes",
         "settle_reads_state",
+        "initial_tonk_totals",
     )
 
     def __init__(self, ruleset: Ruleset, *, direct: bool = True):
@@ -131,6 +132,10 @@ class Shortcuts:
         self.classic_spreads = _only_classic(rs, "tonk_spread_candidates")
         # the base game's settlement reads the ending alone, never the position
         self.settle_reads_state = not _only_classic(rs, "tonk_settle")
+        # the base game's initial-tonk check (classic.tonk_initial_tonks) reads the totals alone:
+        # the totals that are a tonk, or None to ask the hook
+        wanted = rs.options.get("initial_tonk_totals") if direct and _only_classic(rs, "tonk_initial_tonks") else None
+        self.initial_tonk_totals = frozenset(wanted) if wanted is not None else None
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
@@ -395,11 +400,22 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
 
 def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> list[Event]:
     """A5, B-19: the initial-tonk check right after the deal, before the first turn."""
-    hands = {p: list(h) for p, h in dealt.hands.items()}
-    totals = totals_of(state, ruleset, hands)  # the seats are the same before and after the deal
-    tonkers = shortcuts(ruleset).initial_tonks(hands, totals)
-    if not tonkers:
-        return []
+    sc = shortcuts(ruleset)
+    wanted = sc.initial_tonk_totals
+    if wanted is not None:  # the base game's check alone: what classic.tonk_initial_tonks answers
+        pts = ruleset.points
+        dealt_hands = dealt.hands
+        totals = {p: sum(map(pts.__getitem__, dealt_hands[p])) for p in state.players}
+        tonkers = [p for p, t in totals.items() if t in wanted]
+        if not tonkers:
+            return []
+        hands = {p: list(h) for p, h in dealt_hands.items()}
+    else:
+        hands = {p: list(h) for p, h in dealt.hands.items()}
+        totals = totals_of(state, ruleset, hands)  # the seats are the same before and after the deal
+        tonkers = sc.initial_tonks(hands, totals)
+        if not tonkers:
+            return []
     after = _post_state(state, [dealt])
     if len(tonkers) == 1:
         ending = Ending(end="initial_tonk", seats=state.players, totals=totals, player=tonkers[0])

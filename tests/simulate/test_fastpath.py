@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from tonk.core import Game, IllegalAction, Ruleset, decide
+from tonk.core import DealHand, Game, IllegalAction, Ruleset, decide
 from tonk.core.turn import Shortcuts, shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
 from sim_helpers import required_options
@@ -146,3 +146,39 @@ def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
         assert cp.hands[p] is not st.hands[p]
     for k in st.table:
         assert cp.table[k] is not st.table[k]
+
+
+@pytest.mark.parametrize("label,variants,options", rulesets() + [("classic-wide-tonks", (), {"initial_tonk_totals": [20, 30, 35, 40, 49, 50]})])
+def test_deals_with_the_direct_initial_tonk_check_give_the_same_events_as_pluggy(label, variants, options):
+    """The base game's initial-tonk check made directly (no hook call) gives the same deal
+    and the same ending as the hook, on many decks (a wide option makes tonks common)."""
+    fast_rs = _build(variants, options)
+    slow_rs = _build(variants, options)
+    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    assert shortcuts(slow_rs).initial_tonk_totals is None  # really the hook
+    lo, _hi = fast_rs.player_range
+    game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=fast_rs, seed=9)
+    rng = random.Random(label)
+    endings = 0
+    for _ in range(300):
+        deck = list(fast_rs.deck)
+        rng.shuffle(deck)
+        cmd = DealHand(deck=tuple(deck))
+        got = decide(game.state, cmd, fast_rs)
+        assert got == decide(game.state, cmd, slow_rs)
+        endings += len(got) > 1
+    if label == "classic-wide-tonks":
+        assert shortcuts(fast_rs).initial_tonk_totals == frozenset(options["initial_tonk_totals"])
+        assert endings > 10
+
+
+def test_the_strict_knock_outcome_is_the_rule():
+    from tonk.core.settlement import knock_outcome_strict
+
+    rng = random.Random(3)
+    for _ in range(5000):
+        seats = [f"P{i}" for i in range(rng.randint(2, 6))]
+        totals = {p: rng.randint(0, 12) for p in seats}
+        knocker = rng.choice(seats)
+        won = all(totals[knocker] < t for p, t in totals.items() if p != knocker)
+        assert knock_outcome_strict(knocker, totals) == ("knocker_won" if won else "knocker_caught")
