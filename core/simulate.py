@@ -341,6 +341,12 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
+    if db is not None:
+        # create the store here, once: workers starting together must not both find a
+        # half-created file (one would see a schema in the making and refuse it)
+        from ..storage import EventStore
+
+        EventStore.open(db, create=True).close()
     tally = Tally(config.players)
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
