@@ -56,16 +56,6 @@ def invoke(runner: CliRunner, db: Path, *args: str, input: str | None = None):
     return runner.invoke(app, ["--db", str(db), *args], input=input)
 
 
-def assert_clean_failure(result, code: int, text: str) -> None:
-    """An expected failure: exit ``code``, one ``error:`` line naming ``text``, no traceback."""
-    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    err = result.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: "), result.stderr
-    assert text in err[0], err[0]
-    assert "Traceback" not in result.stdout + result.stderr
-
-
 @pytest.fixture(name="record_game")
 def record_game_fixture():
     """``record_game(path, seed=..., ...)``: a random game recorded in the store."""
@@ -80,8 +70,3 @@ def tonk(runner: CliRunner, db: Path):
         return invoke(runner, db, *args, input=input)
 
     return run
-
-
-@pytest.fixture(name="clean_failure")
-def clean_failure_fixture():
-    return assert_clean_failure

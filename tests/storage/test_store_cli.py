@@ -23,15 +23,6 @@ def tonk():
     return run
 
 
-def clean_failure(result, code: int, text: str) -> None:
-    assert result.exit_code == code, (result.exit_code, result.stdout, result.stderr)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert text in lines[0], lines[0]
-    assert "Traceback" not in result.stdout + result.stderr
-
-
 def test_export_import_export_round_trip(tmp_path, tonk, games, record):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     record(a, games)
@@ -72,7 +63,7 @@ def test_export_some_games_and_json_summary(tmp_path, tonk, games, record):
     assert list(dict.fromkeys(ids)) == [games[1].game_id, games[0].game_id]
 
 
-def test_export_errors(tmp_path, tonk, games, record):
+def test_export_errors(tmp_path, tonk, games, record, clean_failure):
     db = tmp_path / "a.db"
     clean_failure(tonk(db, "export", "--all"), 2, f"no tonk store at {db}")
     assert not db.exists()
@@ -88,7 +79,7 @@ def test_export_errors(tmp_path, tonk, games, record):
     clean_failure(tonk(db, "export", "--all", "-o", str(tmp_path / "no" / "dir.jsonl")), 2, "does not exist")
 
 
-def test_import_refusals_leave_the_store_byte_identical(tmp_path, tonk, games, record, digest):
+def test_import_refusals_leave_the_store_byte_identical(tmp_path, tonk, games, record, digest, clean_failure):
     db = tmp_path / "a.db"
     record(db, games[:2])
     good = tonk(db, "export", "--all").stdout_bytes
@@ -113,7 +104,7 @@ def test_import_refusals_leave_the_store_byte_identical(tmp_path, tonk, games, r
     assert digest(db) == before
 
 
-def test_a_refused_import_into_a_missing_store_creates_nothing(tmp_path, tonk):
+def test_a_refused_import_into_a_missing_store_creates_nothing(tmp_path, tonk, clean_failure):
     f = tmp_path / "bad.jsonl"
     f.write_text("not a header\n")
     db = tmp_path / "new.db"
@@ -121,7 +112,7 @@ def test_a_refused_import_into_a_missing_store_creates_nothing(tmp_path, tonk):
     assert not db.exists()
 
 
-def test_import_into_a_file_that_is_not_a_store(tmp_path, tonk, games, record, digest):
+def test_import_into_a_file_that_is_not_a_store(tmp_path, tonk, games, record, digest, clean_failure):
     a = tmp_path / "a.db"
     record(a, games[:1])
     f = tmp_path / "x.jsonl"
@@ -153,7 +144,7 @@ def test_verify_reports_findings_and_exit_1(tmp_path, tonk, games, record, raw_c
     assert set(data["findings"][0]) == {"game_id", "seq", "expected", "found", "message"}
 
 
-def test_verify_errors(tmp_path, tonk, games, record):
+def test_verify_errors(tmp_path, tonk, games, record, clean_failure):
     db = tmp_path / "a.db"
     clean_failure(tonk(db, "verify"), 2, "no tonk store at")
     record(db, games[:1])
