@@ -78,11 +78,13 @@ def _could_fit_classic(spread, card: str) -> bool:
     return o == ORDER_OF[cards[-1]] + 1 or o == ORDER_OF[cards[0]] - 1
 
 
-# One bit per natural card, suit-major (suit * 16 + rank order) and rank-major
-# (rank order * 4 + suit): a hand's bits show at once whether it holds three
-# consecutive cards of a suit or three cards of a rank.
+# One bit per natural card, suit-major (suit * 16 + rank order): a hand's bits show at once
+# whether it holds three consecutive cards of a suit.  And a count per rank, one 4-bit
+# field per rank order (a natural card adds 1 << (rank order * 4)): a rank held three or
+# four times shows as a field with its 4-bit or both its 2-bit and 1-bit set (a count of 3
+# to 7; a deck of distinct cards gives at most 4, so no field overflows into the next).
 _RUN_BIT = {c: 1 << (SUITS.index(SUIT_OF[c]) * 16 + ORDER_OF[c]) for c in STANDARD_DECK}
-_BOOK_BIT = {c: 1 << (ORDER_OF[c] * 4 + SUITS.index(SUIT_OF[c])) for c in STANDARD_DECK}
+_RANK_COUNT = {c: 1 << (ORDER_OF[c] * 4) for c in STANDARD_DECK}
 _NIBBLE_LOW = sum(1 << (4 * i) for i in range(16))
 
 
@@ -96,15 +98,15 @@ def _may_hold_natural_spread(hand: list[str]) -> bool:
         return True
     if runs & (runs >> 1) & (runs >> 2):
         return True
-    b = sum(map(_BOOK_BIT.__getitem__, hand))
-    b0, b1, b2, b3 = b & _NIBBLE_LOW, (b >> 1) & _NIBBLE_LOW, (b >> 2) & _NIBBLE_LOW, (b >> 3) & _NIBBLE_LOW
-    return bool((b0 & b1 & (b2 | b3)) | (b2 & b3 & (b0 | b1)))
+    counts = sum(map(_RANK_COUNT.__getitem__, hand))
+    # a field >= 3: its 4-bit set, or its 2-bit and its 1-bit
+    return bool(((counts >> 2) | ((counts >> 1) & counts)) & _NIBBLE_LOW)
 
 
 # Commands are frozen values: the turn-start choices of a player and a player's discards
 # are built once and shared (bounded: cleared when many players have come and gone).
 _TURN_START: dict[str, tuple] = {}
-_DISCARDS: dict[str, dict[str, Discard]] = {}
+_DISCARDS: dict[str, "_Discards"] = {}
 _CACHE_LIMIT = 1024
 
 
@@ -115,10 +117,25 @@ def _turn_start(p: str) -> tuple:
     return t
 
 
-def _discards_of(p: str) -> dict[str, Discard]:
+class _Discards(dict):
+    """A player's ``Discard`` commands by card, each built on first use (``__missing__``), so
+    the list of discards is one ``map`` over the hand's distinct cards."""
+
+    __slots__ = ("player",)
+
+    def __init__(self, player: str):
+        super().__init__()
+        self.player = player
+
+    def __missing__(self, card: str) -> Discard:
+        d = self[card] = Discard(self.player, card)
+        return d
+
+
+def _discards_of(p: str) -> "_Discards":
     if len(_DISCARDS) >= _CACHE_LIMIT:
         _DISCARDS.clear()
-    d = _DISCARDS[p] = {}
+    d = _DISCARDS[p] = _Discards(p)
     return d
 
 
@@ -175,9 +192,5 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     discards = _DISCARDS.get(p)
     if discards is None:
         discards = _discards_of(p)
-    for card in distinct:
-        d = discards.get(card)
-        if d is None:
-            d = discards[card] = Discard(p, card)
-        out.append(d)
+    out += map(discards.__getitem__, distinct)  # one Discard per distinct card, in hand order
     return out

@@ -169,16 +169,20 @@ class Tally:
         self.actions += actions
         self.turns += turns
         self.endings[ended.end] += 1
-        net = dict.fromkeys(seat_of, 0)
-        for pay in ended.ledger:
-            net[pay.from_] -= pay.amount
-            net[pay.to] += pay.amount
-        best = max(net.values())
-        for p, n in net.items():
-            row = self.seat[seat_of[p]]
-            row["net"] += n
-            if best > 0 and n == best:
-                row["wins"] += 1
+        ledger = ended.ledger
+        if ledger:  # an empty ledger changes no net and makes no winner
+            net = dict.fromkeys(seat_of, 0)
+            for pay in ledger:
+                net[pay.from_] -= pay.amount
+                net[pay.to] += pay.amount
+            best = max(net.values())
+            seat = self.seat
+            for p, n in net.items():
+                if n:  # adding 0 changes nothing, and a winner's net is positive (best > 0)
+                    row = seat[seat_of[p]]
+                    row["net"] += n
+                    if n == best and n > 0:
+                        row["wins"] += 1
         if ended.end == "knock" and ended.player in seat_of:
             row = self.seat[seat_of[ended.player]]
             row["knocks"] += 1

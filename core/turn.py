@@ -405,10 +405,15 @@ def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> lis
     if wanted is not None:  # the base game's check alone: what classic.tonk_initial_tonks answers
         pts = ruleset.points
         dealt_hands = dealt.hands
+        # most deals have no initial tonk: look for one total in ``wanted`` first (a plain
+        # loop, no dicts built), then work out all totals only when there is one
+        for p in state.players:
+            if sum(map(pts.__getitem__, dealt_hands[p])) in wanted:
+                break
+        else:
+            return []
         totals = {p: sum(map(pts.__getitem__, dealt_hands[p])) for p in state.players}
         tonkers = [p for p, t in totals.items() if t in wanted]
-        if not tonkers:
-            return []
         hands = {p: list(h) for p, h in dealt_hands.items()}
     else:
         hands = {p: list(h) for p, h in dealt.hands.items()}
