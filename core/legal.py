@@ -144,8 +144,7 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     :func:`legal_actions_checked`)."""
     if not state.in_hand:
         return []
-    sc = shortcuts(ruleset)
-    if sc.has_vetoes:
+    if ruleset.has_vetoes:  # the ruleset's own flag (Shortcuts.has_vetoes is a copy of it)
         return legal_actions_checked(state, ruleset)
     p = state.to_act
     if state.drew is None:
@@ -153,6 +152,7 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         # is empty (A11.2); the discard pile must hold a card (B-29)
         t = _TURN_START.get(p) or _turn_start(p)
         return list(t) if state.discard else list(t[:2])
+    sc = shortcuts(ruleset)  # only after a draw: the turn start needs no hook
     hand = state.hands[p]
     out: list = []
     if ruleset.knock_timing == "before_discard":

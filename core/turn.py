@@ -170,9 +170,10 @@ def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None
     return {p: sum(map(pts.__getitem__, hands[p])) for p in state.players}
 
 
-def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
-    """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left)."""
-    ledger = shortcuts(ruleset).settle(ending, state)
+def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]], sc: Shortcuts | None = None) -> HandEnded:
+    """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left).
+    ``sc``: the ruleset's shortcuts when the caller holds them already (the same object)."""
+    ledger = (sc or shortcuts(ruleset)).settle(ending, state)
     return HandEnded(
         hand_no=state.hand_no,
         end=ending.end,
@@ -247,10 +248,13 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
     totals = totals_of(state, ruleset)
-    outcome = shortcuts(ruleset).knock_outcome(p, totals)
+    sc = shortcuts(ruleset)
+    outcome = sc.knock_outcome(p, totals)
     ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
     first = Knocked(player=p)
-    return [first, end_hand(_post_state(state, [first], ruleset), ruleset, ending, state.hands)]
+    # what _post_state(state, [first], ruleset) answers, with the shortcuts already at hand
+    after = _post_state(state, [first]) if sc.settle_reads_state else state
+    return [first, end_hand(after, ruleset, ending, state.hands, sc)]
 
 
 def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
