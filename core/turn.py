@@ -25,7 +25,7 @@ from .events import (
     SpreadLaid,
 )
 from .ruleset import Ruleset
-from .settlement import Ending
+from .settlement import Ending, settle_classic
 from .state import State, evolve
 
 # --- direct hook calls -------------------------------------------------------------------
@@ -116,6 +116,10 @@ class Shortcuts:
         self.knock_outcome = (lambda knocker, totals: f(knocker, totals, rs)) if f else rs.knock_outcome
         f_settle = _direct(rs, "tonk_settle")
         self.settle = (lambda ending, state: list(f_settle(ending, state, rs) or [])) if f_settle else rs.settle
+        if direct and _only_classic(rs, "tonk_settle"):
+            # classic.tonk_settle is ``settle_classic(ending, ruleset.options)``, which always
+            # returns a new list: called directly, without the hook function between
+            self.settle = lambda ending, state: settle_classic(ending, rs.options)
         f_tonks = _direct(rs, "tonk_initial_tonks")
         self.initial_tonks = (lambda hands, totals: list(f_tonks(hands, totals, rs) or [])) if f_tonks else rs.initial_tonks
         f_spread = _direct(rs, "tonk_check_spread")
