@@ -25,7 +25,8 @@ import msgspec
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .dealing import commitment
-from .turn import decide
+from .turn import decide, shortcuts
+from .legal import _DISCARDS, _TURN_START, _discards_of, _turn_start
 from .errors import IllegalAction, RulesetError
 from .events import (
     CardDiscarded,
@@ -113,6 +114,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
 
     events_list = list(it)
     deck = ruleset.deck
+    deck_set = shortcuts(ruleset).deck_set  # the set of ``deck``, built once per ruleset
     report.events = 1 + len(events_list)
     i = 0
     n = len(events_list)
@@ -120,10 +122,21 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
         e = events_list[i]
         seq = i + 2
         t = type(e)
-        if t is GameStarted:
+        # the commonest events first: a draw or a discard is none of the special cases below.
+        # Commands are frozen values, so the shared ones of tonk.core.legal are the same
+        # commands as new ones built from the event
+        if t is CardDrawn:
+            turn_start = _TURN_START.get(e.player) or _turn_start(e.player)
+            cmd = turn_start[1] if e.source == "stock" else turn_start[2]  # DrawStock, DrawDiscard
+        elif t is CardDiscarded:
+            discards = _DISCARDS.get(e.player)
+            if discards is None:
+                discards = _discards_of(e.player)
+            cmd = discards[e.card]  # Discard(player, card)
+        elif t is GameStarted:
             finding(seq, "log", "a second game_started in one game", None, _plain(e))
             return report
-        if t is GameEnded:
+        elif t is GameEnded:
             if state.in_hand:
                 finding(seq, "log", "game_ended while a hand is in play", None, _plain(e))
                 return report
@@ -133,22 +146,18 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
             evolve(state, e)
             i += 1
             continue
-        if t is HandDealt and e.explicit:
+        elif t is HandDealt and e.explicit:
             if state.in_hand:
                 finding(seq, "log", "a new position while a hand is in play", None, _plain(e))
                 return report
             evolve(state, e)
-            problem = conservation_problem(state, ruleset.deck)
+            problem = conservation_problem(state, deck, deck_set)
             if problem:
                 finding(seq, "A1.1", problem)
                 return report
             report.hands += 1
             i += 1
             continue
-        if t is CardDrawn:  # the commonest events first, without a call
-            cmd = DrawStock(e.player) if e.source == "stock" else DrawDiscard(e.player)
-        elif t is CardDiscarded:
-            cmd = Discard(e.player, e.card)
         else:
             cmd = command_for(e)
         if cmd is None:
@@ -176,7 +185,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
             evolve(state, e)
             if t is HandDealt:
                 report.hands += 1
-                problem = conservation_problem(state, deck)
+                problem = conservation_problem(state, deck, deck_set)
                 if problem:
                     finding(seq, "A1.1", problem)
                     return report
@@ -200,7 +209,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
             evolve(state, ev)
             if type(ev) is HandDealt:
                 report.hands += 1
-                problem = conservation_problem(state, deck)
+                problem = conservation_problem(state, deck, deck_set)
                 if problem:
                     finding(seq, "A1.1", problem)
                     return report

@@ -184,8 +184,9 @@ class State:
         return isinstance(other, State) and self.snapshot() == other.snapshot()
 
 
-def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
-    """Why the cards in play are not exactly the deck, or ``None``."""
+def conservation_problem(state: State, deck: tuple[str, ...], deck_set: frozenset[str] | set[str] | None = None) -> str | None:
+    """Why the cards in play are not exactly the deck, or ``None``.  ``deck_set``: ``set(deck)``
+    when the caller holds it already (an audit checks every deal against the same deck)."""
     cards = [c for h in state.hands.values() for c in h]
     cards += state.stock
     cards += state.discard
@@ -195,7 +196,7 @@ def conservation_problem(state: State, deck: tuple[str, ...]) -> str | None:
         held = set(cards)
         # no card twice and the same cards as the deck (whose length is the same): the
         # multisets are equal; anything else is worked out and named below
-        if len(held) == len(cards) and held == set(deck):
+        if len(held) == len(cards) and held == (set(deck) if deck_set is None else deck_set):
             return None
     seen = Counter()
     for h in state.hands.values():

@@ -332,12 +332,17 @@ def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
 def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
     p = cmd.player
-    _must_have_drawn(state, "discard", "A7.2")
-    _in_hand(state, p, cmd.card, "A7.4")
+    # _must_have_drawn(state, "discard", "A7.2") and _in_hand(state, p, cmd.card, "A7.4"),
+    # written out: a discard is half of all actions
+    if state.drew is None:
+        _must_have_drawn(state, "discard", "A7.2")
+    hand = state.hands[p]
+    if cmd.card not in hand:
+        _in_hand(state, p, cmd.card, "A7.4")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
     ev = CardDiscarded(player=p, card=cmd.card)
-    if len(state.hands[p]) == 1:  # the last card (it is in hand): out by discard
+    if len(hand) == 1:  # the last card (it is in hand): out by discard
         hands = _hands_after(state, p, remove=(cmd.card,))
         ending = _ending(state, ruleset, "out_by_discard", p, hands)
         return [ev, end_hand(_post_state(state, [ev], ruleset), ruleset, ending, hands)]
