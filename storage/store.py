@@ -293,7 +293,7 @@ class EventStore:
         want = 1
         last = GENESIS
         last_b = GENESIS.encode("ascii")
-        classes = EVENT_TYPES
+        type_name = _TYPE_NAME_OF.get
         with self._reading():
             for game_id, seq, type_, data, hash_, prev_hash in cur:
                 if game_id != current:
@@ -329,7 +329,7 @@ class EventStore:
                 except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
                     ok = False
                     continue
-                if type(event) is not classes.get(type_):
+                if type_name(type(event)) != type_:  # i.e. type(event) is not EVENT_TYPES.get(type_)
                     ok = False  # the type column does not match the payload
                     continue
                 append(event)
@@ -425,6 +425,10 @@ _EVENT_CLASSES = frozenset(EVENT_TYPES.values())
 _GENESIS_B = GENESIS.encode("ascii")
 #: the same decoding as ``tonk.core.events.decode`` for today's format (which has nothing to upcast)
 _EVENT_DECODER = msgspec.json.Decoder(Event)
+#: each event class's type name: EVENT_TYPES inverted (one name per class, tested), so the
+#: scan compares the type column with the decoded event's name (a lookup keyed by the class
+#: instead of hashing the column's fresh string)
+_TYPE_NAME_OF = {cls: name for name, cls in EVENT_TYPES.items()}
 
 
 class VerifiedGame(NamedTuple):
