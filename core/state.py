@@ -187,17 +187,20 @@ class State:
 def conservation_problem(state: State, deck: tuple[str, ...], deck_set: frozenset[str] | set[str] | None = None) -> str | None:
     """Why the cards in play are not exactly the deck, or ``None``.  ``deck_set``: ``set(deck)``
     when the caller holds it already (an audit checks every deal against the same deck)."""
-    cards = [c for h in state.hands.values() for c in h]
-    cards += state.stock
-    cards += state.discard
+    # the cards in play gathered into one set (and counted) without a list of them first
+    held = set(state.stock)
+    held.update(state.discard)
+    count = len(state.stock) + len(state.discard)
+    for h in state.hands.values():
+        held.update(h)
+        count += len(h)
     for s in state.table.values():
-        cards += s.cards
-    if len(cards) == len(deck):
-        held = set(cards)
-        # no card twice and the same cards as the deck (whose length is the same): the
-        # multisets are equal; anything else is worked out and named below
-        if len(held) == len(cards) and held == (set(deck) if deck_set is None else deck_set):
-            return None
+        held.update(s.cards)
+        count += len(s.cards)
+    # no card twice (as many distinct cards as cards) and the same cards as the deck (whose
+    # length is the same): the multisets are equal; anything else is worked out and named below
+    if count == len(deck) and len(held) == count and held == (set(deck) if deck_set is None else deck_set):
+        return None
     seen = Counter()
     for h in state.hands.values():
         seen.update(h)
