@@ -261,13 +261,18 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     return [first, end_hand(after, ruleset, ending, state.hands, sc)]
 
 
-def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
-    """A7.2: take the stock top; with an empty stock the request ends the hand (A11.2, B-18, A12.8)."""
-    p = cmd.player
+def _may_draw(state: State, cmd, ruleset: Ruleset) -> None:
+    """A7.2: exactly one draw a turn; then the variants' vetoes."""
     if state.drew is not None:
         raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+
+
+def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
+    """A7.2: take the stock top; with an empty stock the request ends the hand (A11.2, B-18, A12.8)."""
+    p = cmd.player
+    _may_draw(state, cmd, ruleset)
     if not state.stock:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
@@ -278,10 +283,7 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
 def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
     """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
     p = cmd.player
-    if state.drew is not None:
-        raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
-    if ruleset.has_vetoes:
-        _veto(state, cmd, ruleset)
+    _may_draw(state, cmd, ruleset)
     if not state.discard:
         raise IllegalAction("DISCARD_PILE_EMPTY", "A7.2", "the discard pile is empty: draw from the stock")
     return [CardDrawn(player=p, source="discard", card=state.discard[-1])]
