@@ -48,6 +48,15 @@ def raw_conn(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(path, isolation_level=None)
 
 
+def tamper(db: Path, sql: str, *args) -> None:
+    """Change stored rows outside the engine: drop the append-only triggers, run ``sql``."""
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
+    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
+    conn.execute(sql, args)
+    conn.close()
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return tmp_path / "tonk.db"
@@ -78,3 +87,8 @@ def digest_fixture():
 @pytest.fixture(name="raw_conn")
 def raw_conn_fixture():
     return raw_conn
+
+
+@pytest.fixture(name="tamper")
+def tamper_fixture():
+    return tamper

@@ -12,14 +12,6 @@ from tonk.core.events import CardDiscarded, CardDrawn, encode
 from tonk.storage import EventStore
 
 
-def tamper(raw_conn, db, sql: str, *args) -> None:
-    conn = raw_conn(db)
-    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
-    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
-    conn.execute(sql, args)
-    conn.close()
-
-
 def first_seq(game, kind, **fields) -> int:
     for i, e in enumerate(game.events):
         if type(e) is kind and all(getattr(e, k) == v for k, v in fields.items()):
@@ -35,14 +27,14 @@ def test_an_untampered_store_verifies_and_audits_clean(db, games, record):
             assert audit_events(events).findings == []
 
 
-def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, record, raw_conn):
+def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, record, raw_conn, tamper):
     g = games[1]
     record(db, games)
     seq = first_seq(g, CardDrawn, source="stock")
     drawn = g.events[seq - 1]
     other = next(c for c in g.events[1].deck if c != drawn.card)
     forged = encode(msgspec.structs.replace(drawn, card=other)).decode()
-    tamper(raw_conn, db, "UPDATE events SET payload = ? WHERE game_id = ? AND seq = ?", forged, g.game_id, seq)
+    tamper(db, "UPDATE events SET payload = ? WHERE game_id = ? AND seq = ?", forged, g.game_id, seq)
 
     with EventStore.open(db) as store:
         findings = store.verify()
@@ -61,7 +53,7 @@ def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, recor
         assert [x.seq for x in report.findings] == [seq]
 
 
-def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn):
+def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn, tamper):
     """A forger who also recomputes the edited row's hash breaks the link after it."""
     g = games[0]
     record(db, [g])
@@ -72,7 +64,7 @@ def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn):
     prev, old_hash = conn.execute("SELECT prev_hash, hash FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)).fetchone()
     conn.close()
     new_hash = sha256(prev.encode() + forged).hexdigest()
-    tamper(raw_conn, db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = ?", forged.decode(), new_hash, g.game_id, seq)
+    tamper(db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = ?", forged.decode(), new_hash, g.game_id, seq)
     with EventStore.open(db) as store:
         [f] = store.verify()
         assert (f.seq, f.expected, f.found) == (seq + 1, new_hash, old_hash)
@@ -80,23 +72,23 @@ def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn):
         assert audit_events(store.read(g.game_id)).findings[0].seq == seq
 
 
-def only_finding(db, raw_conn, sql: str, *args):
+def only_finding(tamper, db, sql: str, *args):
     """Apply one tampering statement and return the single finding verify reports."""
-    tamper(raw_conn, db, sql, *args)
+    tamper(db, sql, *args)
     with EventStore.open(db) as store:
         [f] = store.verify()
     return f
 
 
-def test_deleted_event_is_a_sequence_gap(db, games, record, raw_conn):
+def test_deleted_event_is_a_sequence_gap(db, games, record, tamper):
     g = games[0]
     record(db, [g])
-    f = only_finding(db, raw_conn, "DELETE FROM events WHERE game_id = ? AND seq = 4", g.game_id)
+    f = only_finding(tamper, db, "DELETE FROM events WHERE game_id = ? AND seq = 4", g.game_id)
     assert (f.game_id, f.seq, f.expected, f.found) == (g.game_id, 5, "4", "5")
     assert "gap" in f.message
 
 
-def test_swapped_events_break_the_chain_at_the_first(db, games, record, raw_conn):
+def test_swapped_events_break_the_chain_at_the_first(db, games, record, raw_conn, tamper):
     g = games[0]
     record(db, [g])
     conn = raw_conn(db)
@@ -104,26 +96,26 @@ def test_swapped_events_break_the_chain_at_the_first(db, games, record, raw_conn
     five, six = (conn.execute(sql, (g.game_id, seq)).fetchone() for seq in (5, 6))
     conn.close()
     update = "UPDATE events SET type = ?, payload = ?, hash = ?, prev_hash = ? WHERE game_id = ? AND seq = ?"
-    tamper(raw_conn, db, update, *five, g.game_id, 6)
-    f = only_finding(db, raw_conn, update, *six, g.game_id, 5)
+    tamper(db, update, *five, g.game_id, 6)
+    f = only_finding(tamper, db, update, *six, g.game_id, 5)
     assert (f.seq, f.expected, f.found) == (5, five[3], six[3])
 
 
-def test_type_column_edit_is_found(db, games, record, raw_conn):
+def test_type_column_edit_is_found(db, games, record, tamper):
     g = games[0]
     record(db, [g])
-    f = only_finding(db, raw_conn, "UPDATE events SET type = 'game_ended' WHERE game_id = ? AND seq = 3", g.game_id)
+    f = only_finding(tamper, db, "UPDATE events SET type = 'game_ended' WHERE game_id = ? AND seq = 3", g.game_id)
     assert (f.seq, f.found, f.expected) == (3, "game_ended", g.events[2].__struct_config__.tag)
     assert "type column" in f.message
 
 
-def test_first_event_of_another_game_is_found(db, games, record, raw_conn):
+def test_first_event_of_another_game_is_found(db, games, record, raw_conn, tamper):
     a, b = games[0], games[1]
     record(db, [a, b])
     conn = raw_conn(db)
     payload, h = conn.execute("SELECT payload, hash FROM events WHERE game_id = ? AND seq = 1", (b.game_id,)).fetchone()
     conn.close()
-    tamper(raw_conn, db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = 1", payload, h, a.game_id)
+    tamper(db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = 1", payload, h, a.game_id)
     with EventStore.open(db) as store:
         [f] = store.verify()
         assert (f.game_id, f.seq) == (a.game_id, 1)
@@ -131,11 +123,11 @@ def test_first_event_of_another_game_is_found(db, games, record, raw_conn):
 
 
 @pytest.mark.parametrize("column", ["payload", "hash"])
-def test_findings_are_per_game_first_break_only(db, games, record, raw_conn, column):
+def test_findings_are_per_game_first_break_only(db, games, record, column, tamper):
     record(db, games)
     for g in games[:2]:
         value = "{}" if column == "payload" else "f" * 64
-        tamper(raw_conn, db, f"UPDATE events SET {column} = ? WHERE game_id = ? AND seq = 2", value, g.game_id)
+        tamper(db, f"UPDATE events SET {column} = ? WHERE game_id = ? AND seq = 2", value, g.game_id)
     with EventStore.open(db) as store:
         findings = store.verify()
     assert sorted((f.game_id, f.seq) for f in findings) == sorted((g.game_id, 2) for g in games[:2])

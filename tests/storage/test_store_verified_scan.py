@@ -8,14 +8,6 @@ import pytest
 from tonk.storage import EventStore, StoreError, UnknownGame
 
 
-def tamper(raw_conn, db, sql: str, *args) -> None:
-    conn = raw_conn(db)
-    conn.execute("DROP TRIGGER IF EXISTS events_no_update")
-    conn.execute("DROP TRIGGER IF EXISTS events_no_delete")
-    conn.execute(sql, args)
-    conn.close()
-
-
 def reference(store: EventStore, gid: str):
     """What the two reference paths say of one game."""
     events, error = [], None
@@ -70,9 +62,9 @@ def test_an_untampered_store_is_read_whole_and_intact(db, games, record):
         "UPDATE events SET game_id = 'zzz' WHERE game_id = ? AND seq > 10",
     ],
 )
-def test_a_tampered_game_gets_the_reference_findings(db, games, record, raw_conn, sql):
+def test_a_tampered_game_gets_the_reference_findings(db, games, record, sql, tamper):
     record(db, games)
-    tamper(raw_conn, db, sql, games[1].game_id)
+    tamper(db, sql, games[1].game_id)
     scanned = check_same(db)
     assert not all(g.intact for g in scanned)
     # the other games are untouched
