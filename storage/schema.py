@@ -21,6 +21,7 @@ from urllib.parse import quote
 from sqlite_utils import Database, Migrations
 
 from .errors import StoreError
+from .evidence_log import create_tables as _evidence_tables
 
 APPLICATION_ID = 0x746F6E6B  # "tonk"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -70,7 +71,10 @@ def _events_and_games(db: Database) -> None:
 
 
 # The migrations in order: append, never edit or reorder an applied one.
-STEPS = (("0001_events_games", _events_and_games),)
+STEPS = (
+    ("0001_events_games", _events_and_games),
+    ("0002_evidence", _evidence_tables),
+)
 
 migrations = Migrations("tonk")
 for _name, _fn in STEPS:

@@ -11,6 +11,7 @@ import pytest
 from tonk.core.errors import TonkError
 from tonk.core.events import GameEnded, Knocked, decode, encode, event_type
 from tonk.storage import GENESIS, ConcurrencyError, EventStore, StoreError, UnknownGame
+from tonk.storage.schema import STEPS
 
 
 def test_append_whole_game_then_read_back_equal(db, games):
@@ -153,15 +154,16 @@ def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
     assert (cols["game_id"][2], cols["seq"][2]) == (1, 2)  # primary key (game_id, seq)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x746F6E6B
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(STEPS)
     applied = conn.execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall()
-    assert applied == [("tonk", "0001_events_games")]
-    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert applied[0] == ("tonk", "0001_events_games")
+    assert applied == [("tonk", name) for name, _ in STEPS]
+    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")}
     assert triggers == {"events_no_update", "events_no_delete"}
     conn.close()
     EventStore.open(db).close()  # reopening applies nothing twice
     conn = raw_conn(db)
-    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0] == len(STEPS)
     conn.close()
 
 

@@ -1,0 +1,81 @@
+"""A store's signing key: one file beside the store, ``<store file>.key`` (``tonk.db.key``
+for ``tonk.db``), permissions 0600, holding the private key as a Go ``note`` signer key
+(``PRIVATE+KEY+<name>+<key id>+<base64>``, see :mod:`.signed_note`).
+
+The key is never printed, exported or written into the store: the store keeps only the
+public key (table ``evidence_keys``), so a store copied without its key file still
+verifies every receipt and checkpoint signed before.  A key file that others may read
+(group or world permission bits) is refused, as ssh refuses such a key.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from .signed_note import EvidenceError, MalformedEvidence, SignerKey
+
+KEY_SUFFIX = ".key"
+
+
+def key_path(store_path: str | Path) -> Path:
+    """Where the signing key of the store at ``store_path`` lives."""
+    return Path(f"{store_path}{KEY_SUFFIX}")
+
+
+def load_signer(path: Path) -> SignerKey | None:
+    """The key in ``path``, or ``None`` when there is no such file."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise EvidenceError(f"cannot read the signing key {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise EvidenceError(f"the signing key {path} is not a regular file")
+    if st.st_mode & 0o077:
+        raise EvidenceError(
+            f"the signing key {path} can be read by others (mode {stat.S_IMODE(st.st_mode):04o}); run: chmod 600 {path}"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EvidenceError(f"cannot read the signing key {path}: {getattr(exc, 'strerror', None) or exc.__class__.__name__}") from None
+    try:
+        return SignerKey.parse(text)
+    except MalformedEvidence as exc:
+        raise EvidenceError(f"{path} is not a usable signing key: {exc}") from None
+
+
+def create_signer(path: Path, name: str) -> SignerKey:
+    """A new key named ``name`` written to ``path`` with permissions 0600; when another
+    process created the file first, that key (the file is written whole, then linked
+    into place, so it is never seen half-written)."""
+    key = SignerKey.generate(name)
+    directory = path.parent if str(path.parent) else Path(".")
+    tmp = directory / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, (key.text() + "\n").encode("ascii"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            existing = load_signer(path)
+            if existing is None:
+                raise EvidenceError(f"the signing key {path} vanished while it was being created") from None
+            return existing
+    except OSError as exc:
+        raise EvidenceError(f"cannot create the signing key {path}: {exc.strerror or exc}") from None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return key
