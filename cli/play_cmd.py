@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import sys
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
@@ -334,6 +335,7 @@ def play_cmd(
     max_turns: Optional[int] = typer.Option(
         None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
     ),
+    receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end (tonk verify --receipt checks one)."),
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
@@ -355,6 +357,15 @@ def play_cmd(
 
         game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()))
         store = _open_store(settings(ctx).db)
+        writer = None
+        if receipts is not None:
+            from .evidence_cmd import ReceiptWriter
+
+            try:
+                writer = ReceiptWriter(store, receipts)
+            except BaseException:
+                store.close()
+                raise
     out = console()
     for n in notes:
         out.print(f"[dim]note: {n}[/dim]")
@@ -364,6 +375,8 @@ def play_cmd(
         nonlocal version
         if events:
             version = store.append(game.game_id, events, version)
+            if writer is not None and any(type(e).__name__ == "HandEnded" for e in events):
+                writer.game(game.game_id)
 
     session = PlaySession(
         game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
@@ -373,6 +386,8 @@ def play_cmd(
             outcome = session.run()
     finally:
         store.close()
+    if writer is not None and writer.written:
+        out.print(f"wrote {writer.written} receipt(s) to {receipts}")
     if outcome == "interrupted":
         raise typer.Exit(130)
 

@@ -13,6 +13,7 @@ store (``--db``, default the global ``--db``) unless ``--no-store``.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
@@ -178,6 +179,7 @@ def simulate_cmd(
         metavar="VARIANT|NAME=VALUE",
         help="Also run the same seeds under another ruleset, made of these variants and options (repeatable; 'classic' alone means the base game), and show both side by side.",
     ),
+    receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end of the stored games."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Simulate many hands between bots and report what happened."""
@@ -189,6 +191,8 @@ def simulate_cmd(
     with reported():
         if db is not None and no_store:
             raise TonkError("give either --db PATH or --no-store, not both")
+        if receipts is not None and no_store:
+            raise TonkError("--receipts needs the games stored: drop --no-store")
         if not bot:
             bot = ["greedy"]
         for name in bot:
@@ -203,12 +207,21 @@ def simulate_cmd(
             except RulesetError as exc:
                 raise RulesetError(f"--compare: {exc}") from None
         label = _ruleset_label(config)
+        if receipts is not None:
+            from .evidence_cmd import check_receipts_possible
+
+            check_receipts_possible(path, receipts)
         total = hands * (2 if other is not None else 1)
         with _Progress(total, f"simulating {label}") as bar:
             if other is None:
                 result: Any = simulate(config, path, bar.advance)
             else:
                 result = compare(config, other, path, bar.advance)
+        if receipts is not None:
+            from .evidence_cmd import write_simulation_receipts
+
+            written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
+            err_console().print(f"wrote {written} receipt(s) to {receipts}")
     if as_json:
         print_json(result)
         return

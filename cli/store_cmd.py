@@ -120,12 +120,29 @@ def import_cmd(
 def verify_cmd(
     ctx: typer.Context,
     game_ids: Optional[list[str]] = typer.Argument(None, help="Games to verify (default: all)."),
-    json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON."),
+    receipt: list[Path] = typer.Option([], "--receipt", metavar="FILE", help="Check that the store holds the history this signed receipt vouches for (a directory: its *.receipt files); repeatable."),
+    checkpoint: list[Path] = typer.Option([], "--checkpoint", metavar="FILE", help="Check that the store extends this signed checkpoint (consistency proof) and holds every event logged in it; repeatable."),
+    proof: list[Path] = typer.Option([], "--proof", metavar="FILE", help="Check an inclusion proof written by tonk prove (and, when the store exists, the store against its checkpoint); repeatable."),
+    key: Optional[str] = typer.Option(None, "--key", metavar="KEY|FILE", help="The public key to trust (as tonk key prints it, or a file holding it); default: the keys the store records."),
+    json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON (with evidence: {ok, reports})."),
 ) -> None:
-    """Recompute the hash chains and seq continuity; exit 1 naming each game's first broken link."""
+    """Recompute the hash chains and seq continuity; exit 1 naming each game's first broken link.
+
+    With --receipt, --checkpoint or --proof: check the store against that signed evidence instead
+    (docs/evidence.md); exit 1 naming each game affected and its first missing or different event."""
     import msgspec
 
     from ..storage import EventStore
+
+    if receipt or checkpoint or proof:
+        from .evidence_cmd import verify_evidence
+
+        if game_ids:
+            raise fail("name games, or give --receipt/--checkpoint/--proof, not both")
+        verify_evidence(settings(ctx).db, receipt, checkpoint, proof, key, json_out)
+        return
+    if key is not None:
+        raise fail("--key goes with --receipt, --checkpoint or --proof")
 
     with reported(), EventStore.open(settings(ctx).db, create=False) as store:
         if game_ids:

@@ -153,27 +153,29 @@ def trusted_keys(store: EventStore | None, key: VerifierKey | None) -> tuple[lis
 # --- checking the store against what was logged or receipted ----------------------------------
 
 
-def _check_games(store: EventStore, logged: dict[str, list[tuple[int, str]]], chain: dict[str, Any], label: str) -> list[Finding]:
+def _check_games(store: EventStore, logged: dict[str, list[tuple[int, str]]], chain: dict[str, Any], label: str | None) -> list[Finding]:
     """For each game, the first event (in seq order) that is missing, differs from the hash
-    ``logged`` for it, or breaks the chain at or before the last logged seq; ``label``
-    names what holds the logged hashes (``"checkpoint"``, ``"receipt"``)."""
+    ``logged`` for it, or breaks the chain at or before the last logged seq.  ``label``
+    names what logged the hashes in the messages (``"the checkpoint"``), or ``None``."""
     conn = store.db.conn
     out = []
     for gid, items in logged.items():
         items = sorted(items)
         last = items[-1][0]
         stored = dict(conn.execute("SELECT seq, hash FROM events WHERE game_id = ? AND seq <= ?", (gid, last)).fetchall())
-        held = conn.execute("SELECT count(*) FROM events WHERE game_id = ?", (gid,)).fetchone()[0]
+        held, top = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM events WHERE game_id = ?", (gid,)).fetchone()
+        upto = f" ({label} logged it up to seq {last})" if label else ""
         first: tuple[int, str] | None = None
         if not held:
-            first = (items[0][0], f"the whole game is missing from the store (the {label} has it up to seq {last})")
+            first = (items[0][0], f"the whole game is missing from the store{upto}")
         else:
             for seq, h in items:
                 if seq not in stored:
-                    first = (seq, f"missing: the store holds {held} event(s) of this game, the {label} has it up to seq {last}")
+                    # events after the last one held are missing from the first one on
+                    first = (min(seq, top + 1), f"missing: the store holds {held} event(s) of this game{upto}")
                     break
                 if stored[seq] != h:
-                    first = (seq, f"a different event: its hash is {stored[seq]}, the {label} has {h}")
+                    first = (seq, f"a different event: its hash is {stored[seq]}" + (f", {label} logged {h}" if label else ""))
                     break
         broken = chain.get(gid)
         if broken is not None and broken.seq <= last and (first is None or broken.seq < first[0]):
@@ -241,7 +243,8 @@ def receipt_text(r: Receipt) -> str:
     )
 
 
-def _seats(store: EventStore, game_id: str) -> tuple[str, ...]:
+def seats_of(store: EventStore, game_id: str) -> tuple[str, ...]:
+    """The seats of the game, in order (from its ``game_started``)."""
     first = next(iter(store.iter_events(game_id)))[1]
     return tuple(getattr(first, "players", ()))
 
@@ -265,7 +268,7 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
         if not store.version(game_id):
             raise UnknownGame(game_id)
         raise StoreError(f"game {game_id} has no event seq {seq} (it holds {store.version(game_id)})")
-    seats = _seats(store, game_id)
+    seats = seats_of(store, game_id)
     if seat not in seats:
         raise StoreError(f"{seat!r} is not a seat of game {game_id} (seats: {', '.join(seats)})")
     _refuse_broken(store, game_id, seq)
@@ -284,7 +287,7 @@ def hand_end_receipts(store: EventStore, game_id: str, *, key: SignerKey | None 
         return []
     _refuse_broken(store, game_id, rows[-1][0])
     key = key or signer(store)
-    seats = _seats(store, game_id)
+    seats = seats_of(store, game_id)
     at = now()
     return [
         (seq, seat, note.sign(receipt_text(Receipt(game_id, seq, h, seat, at, key.verifier)), key)) for seq, h in rows for seat in seats
@@ -330,7 +333,7 @@ def verify_receipt(store: EventStore, data: bytes | str, key: VerifierKey | None
         hint = "" if source == "given" else "; if you trust it (the key published when the receipt was issued), pass it with --key"
         raise note.WrongKey(f"{what} carries {receipt.key.describe()}, not a trusted key ({trusted}){hint}")
     used = note.open_note(signed, [receipt.key], what)
-    found = _check_games(store, {receipt.game_id: [(receipt.seq, receipt.hash)]}, _chain_findings(store, receipt.game_id), "receipt")
+    found = _check_games(store, {receipt.game_id: [(receipt.seq, receipt.hash)]}, _chain_findings(store, receipt.game_id), None)
     findings = [Finding(f.game_id, f.seq, f"{f.message} (receipt: seq {receipt.seq}, hash {receipt.hash})") for f in found]
     facts = {
         "game_id": receipt.game_id,
@@ -389,7 +392,7 @@ def _self_check(store: EventStore, entries: list[elog.Entry]) -> list[Finding]:
     gap = _gap(entries)
     if gap is not None:
         return findings + [gap]
-    findings += [f for f in _check_games(store, _group(entries), {}, "evidence log") if f.game_id not in chain]
+    findings += [f for f in _check_games(store, _group(entries), {}, "the evidence log") if f.game_id not in chain]
     last = elog.latest_checkpoint(store.db.conn)
     if last is not None:
         if last.tree_size > len(entries) or merkle.root(_leaves(entries[: last.tree_size])).hex() != last.root_hash:
@@ -461,7 +464,7 @@ def _against_log(store: EventStore, cp: Checkpoint) -> tuple[list[Finding], dict
             facts["store_root_hash"] = base64.b64encode(new_root).decode()
             facts["consistency_proof"] = [base64.b64encode(p).decode() for p in proof]
     checked = entries[: cp.tree_size]
-    findings += _check_games(store, _group(checked), _chain_findings(store), "checkpoint")
+    findings += _check_games(store, _group(checked), _chain_findings(store), "the checkpoint")
     facts["games_checked"] = len({e.game_id for e in checked})
     return findings, facts
 
