@@ -167,7 +167,7 @@ def _check_games(store: EventStore, logged: dict[str, list[tuple[int, str]]], ch
         upto = f" ({label} logged it up to seq {last})" if label else ""
         first: tuple[int, str] | None = None
         if not held:
-            first = (items[0][0], f"the whole game is missing from the store{upto}")
+            first = (1, f"the whole game is missing from the store{upto}")
         else:
             for seq, h in items:
                 if seq not in stored:
