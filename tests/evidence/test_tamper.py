@@ -20,7 +20,7 @@ from tonk.storage.signed_note import VerifierKey
 
 from .conftest import drop_triggers, raw, stored_hashes
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def logged_upto(checkpoint: str, path: Path) -> dict[str, int]:
