@@ -99,7 +99,7 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
         if known and not new_key:
             raise EvidenceError(
                 f"this store signs with {known[-1].describe()}, but its private key is not at {path}: "
-                "put the key file back, or pass --new-key to sign with a new key from now on"
+                "put the key file back, or run tonk checkpoint --new-key to sign with a new key from now on"
             )
         if not create:
             raise EvidenceError(f"no signing key at {path}")
@@ -144,7 +144,9 @@ def trusted_keys(store: EventStore | None, key: VerifierKey | None) -> tuple[lis
     """The keys a verification trusts, and where they come from."""
     if key is not None:
         return [key], "given"
-    keys = elog.known_keys(store.db.conn) if store is not None else []
+    if store is None:
+        raise EvidenceError("no trusted key and no store to take one from: pass --key with the public key (as tonk key printed it)")
+    keys = elog.known_keys(store.db.conn)
     if not keys:
         raise EvidenceError("no trusted key: this store records no signing key; pass --key with the public key (as tonk key printed it)")
     return keys, "store"
