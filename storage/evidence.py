@@ -110,7 +110,7 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
             raise EvidenceError(
                 f"the signing key at {path} ({key.verifier.describe()}) belongs to another log than this store's ({known[0].name})"
             )
-        with elog.write_transaction(conn, store.path):
+        with store._write():
             elog.record_key(conn, key.verifier, now())
     return key
 
@@ -363,6 +363,24 @@ def checkpoint_text(origin: str, size: int, root_hash: bytes) -> str:
     return f"{origin}\n{size}\n{base64.b64encode(root_hash).decode()}\n"
 
 
+def _decimal(text: str, what: str) -> int:
+    """A decimal number without leading zeros (the tlog formats' sizes and indexes)."""
+    if not text.isascii() or not text.isdigit() or (text.startswith("0") and text != "0"):
+        raise MalformedEvidence(f"{what} {text!r} is not a decimal number without leading zeros")
+    return int(text)
+
+
+def _hash_b64(text: str, what: str) -> bytes:
+    """A SHA-256 hash in base64."""
+    try:
+        digest = base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        digest = b""
+    if len(digest) != merkle.HASH_SIZE:
+        raise MalformedEvidence(f"{what} is not the base64 of a 32-byte hash")
+    return digest
+
+
 def parse_checkpoint(data: bytes | str, what: str = "the checkpoint") -> tuple[Checkpoint, note.Note]:
     """A checkpoint (C2SP tlog-checkpoint) from its text; :class:`MalformedEvidence` naming the line."""
     n = note.parse(data, what)
@@ -372,18 +390,12 @@ def parse_checkpoint(data: bytes | str, what: str = "the checkpoint") -> tuple[C
     origin, size, root_b64 = lines[:3]
     if not origin:
         raise MalformedEvidence(f"{what}: line 1: the origin is empty")
-    if not size.isdigit() or (size.startswith("0") and size != "0") or not size.isascii():
-        raise MalformedEvidence(f"{what}: line 2: the tree size {size!r} is not a decimal number without leading zeros")
-    try:
-        root_hash = base64.b64decode(root_b64.encode("ascii"), validate=True)
-    except (ValueError, UnicodeEncodeError):
-        root_hash = b""
-    if len(root_hash) != merkle.HASH_SIZE:
-        raise MalformedEvidence(f"{what}: line 3: the root hash is not the base64 of 32 bytes")
+    tree_size = _decimal(size, f"{what}: line 2: the tree size")
+    root_hash = _hash_b64(root_b64, f"{what}: line 3: the root hash")
     if any(not line for line in lines[3:]):
         raise MalformedEvidence(f"{what}: an extension line is empty")
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return Checkpoint(origin, int(size), root_hash, text.replace("\r\n", "\n")), n
+    return Checkpoint(origin, tree_size, root_hash, text.replace("\r\n", "\n")), n
 
 
 def _self_check(store: EventStore, entries: list[elog.Entry]) -> list[Finding]:
@@ -410,7 +422,7 @@ def make_checkpoint(store: EventStore, *, new_key: bool = False) -> Checkpoint:
     it signed before."""
     key = signer(store, new_key=new_key)
     conn = store.db.conn
-    with elog.write_transaction(conn, store.path):
+    with store._write():  # the store's write lock: no append lands between the check and the signature
         problems = _self_check(store, elog.entries(conn))
         if problems:
             raise Contradicted("the store contradicts its own evidence log or chain; no checkpoint was signed (tonk verify names each game)", problems)
@@ -557,20 +569,10 @@ def parse_proof(data: bytes | str, what: str = "the proof") -> tuple[Proof, note
         game_id, seq, h = elog.parse_leaf(entry)
     except MalformedEvidence as exc:
         raise MalformedEvidence(f"{what}: line 2: {exc}") from None
-    index = head[1][6:]
-    if not index.isdigit() or not index.isascii() or (index.startswith("0") and index != "0"):
-        raise MalformedEvidence(f"{what}: line 3: the index {index!r} is not a decimal number without leading zeros")
-    path = []
-    for i, line in enumerate(head[2:], 4):
-        try:
-            digest = base64.b64decode(line.encode("ascii"), validate=True)
-        except (ValueError, UnicodeEncodeError):
-            digest = b""
-        if len(digest) != merkle.HASH_SIZE:
-            raise MalformedEvidence(f"{what}: line {i}: not the base64 of a 32-byte hash")
-        path.append(digest)
+    index = _decimal(head[1][6:], f"{what}: line 3: the index")
+    path = [_hash_b64(line, f"{what}: line {i}") for i, line in enumerate(head[2:], 4)]
     cp, signed = parse_checkpoint("\n".join(lines[blank + 1 :]), f"{what}'s checkpoint")
-    return Proof(game_id, seq, h, int(index), path, cp), signed
+    return Proof(game_id, seq, h, index, path, cp), signed
 
 
 def verify_proof(store: EventStore | None, data: bytes | str, key: VerifierKey | None = None, what: str = "the proof") -> Report:

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from contextlib import contextmanager
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 
 from .errors import StoreError
 from .signed_note import MalformedEvidence, VerifierKey
@@ -118,24 +117,6 @@ def has_tables(conn: sqlite3.Connection) -> bool:
     read-only may not)."""
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'evidence_%'")}
     return set(TABLES) <= names
-
-
-@contextmanager
-def write_transaction(conn: sqlite3.Connection, path: object) -> Iterator[sqlite3.Connection]:
-    """One write transaction holding the write lock from its start."""
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise StoreError(f"{path}: cannot start a write ({exc})") from None
-    try:
-        yield conn
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.Error):
-            raise StoreError(f"{path}: the write failed and nothing was written ({exc})") from None
-        raise
 
 
 def known_keys(conn: sqlite3.Connection) -> list[VerifierKey]:
