@@ -255,3 +255,24 @@ def test_play_writes_a_receipt_per_seat_at_each_hands_end(tmp_path):
     assert "wrote 2 receipt(s) to mine" in r.stdout
     ok = tonk(tmp_path, "verify", "--receipt", "mine")
     assert ok.returncode == 0 and "ok: 2 receipts" in ok.stdout
+
+
+def test_after_export_and_import_receipts_still_hold_but_the_checkpoint_names_the_missing_log(store, tmp_path):
+    vkey = tonk(store, "key").stdout.strip()
+    tonk(store, "checkpoint", "-o", "cp.txt")
+    assert tonk(store, "export", "--all", "-o", "all.jsonl").returncode == 0
+    rebuilt = tmp_path / "rebuilt"
+    rebuilt.mkdir()
+    assert tonk(rebuilt, "import", str(store / "all.jsonl")).returncode == 0
+    assert tonk(rebuilt, "verify", "--receipt", str(store / "receipts"), "--key", vkey).returncode == 0
+    r = tonk(rebuilt, "verify", "--checkpoint", str(store / "cp.txt"), "--key", vkey)
+    assert r.returncode == 1 and "the store's evidence log holds 0 entries" in r.stdout
+
+
+def test_the_core_install_keeps_its_four_dependencies():
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    names = [re.split(r"[<>=\[ ]", d)[0] for d in project["dependencies"]]
+    assert names == ["pluggy", "msgspec", "sqlite-utils", "typer"]
+    assert [re.split(r"[<>=\[ ]", d)[0] for d in project["optional-dependencies"]["evidence"]] == ["cryptography"]
