@@ -236,7 +236,7 @@ def test_without_cryptography_the_commands_say_what_to_install(store, tmp_path):
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('cryptography is not installed')\n")
     env = {"PYTHONPATH": str(blocker.parent)}
-    for args in (["key"], ["checkpoint"], ["verify", "--receipt", "receipts"]):
+    for args in (["key"], ["verify", "--receipt", "receipts"]):
         clean_failure(script(store, *args, env=env), 2, "pip install 'tonk[evidence]'")
     assert script(store, "verify", env=env).returncode == 0  # the chain check needs nothing more
 
