@@ -387,7 +387,7 @@ def play_cmd(
     finally:
         store.close()
     if writer is not None and writer.written:
-        out.print(f"wrote {writer.written} receipt(s) to {receipts}")
+        out.print(f"wrote {writer.written} receipt(s) to {receipts}", markup=False, highlight=False)
     if outcome == "interrupted":
         raise typer.Exit(130)
 

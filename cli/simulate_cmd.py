@@ -221,7 +221,7 @@ def simulate_cmd(
             from .evidence_cmd import write_simulation_receipts
 
             written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
-            err_console().print(f"wrote {written} receipt(s) to {receipts}")
+            err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
     if as_json:
         print_json(result)
         return

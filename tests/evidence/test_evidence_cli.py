@@ -276,3 +276,9 @@ def test_the_core_install_keeps_its_four_dependencies():
     names = [re.split(r"[<>=\[ ]", d)[0] for d in project["dependencies"]]
     assert names == ["pluggy", "msgspec", "sqlite-utils", "typer"]
     assert [re.split(r"[<>=\[ ]", d)[0] for d in project["optional-dependencies"]["evidence"]] == ["cryptography"]
+
+
+def test_a_receipts_directory_name_is_shown_as_written(tmp_path):
+    r = tonk(tmp_path, "simulate", "-n", "3", "--hands-per-game", "3", "--receipts", "[bold]r")
+    assert r.returncode == 0 and "to [bold]r" in r.stderr
+    assert list((tmp_path / "[bold]r").glob("*.receipt"))
