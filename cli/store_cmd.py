@@ -96,7 +96,7 @@ def import_cmd(
     with reported():
         existing = EventStore.open(db, create=False) if db.exists() else None
         try:
-            checked = check_file(file, existing, strict=strict)
+            checked = check_file(file, existing, rules_check=first_rules_finding if strict else None)
             if checked.imported:
                 store = existing or EventStore.open(db, create=True)
                 try:
@@ -161,6 +161,14 @@ def verify_cmd(
         typer.echo(f"ok: {games} game(s) verified")
     if findings:
         raise typer.Exit(1)
+
+
+def first_rules_finding(events: list):
+    """The strict import's rules check: the game's first audit finding, or ``None``."""
+    from ..core.audit import audit_events
+
+    findings = audit_events(events).findings
+    return findings[0] if findings else None
 
 
 def event_schema() -> dict:

@@ -11,7 +11,7 @@ event breaks the chain from that point on.
 from __future__ import annotations
 
 from hashlib import sha256
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 import msgspec
 
@@ -21,6 +21,41 @@ GENESIS = "0" * 64
 def link_hash(prev_hash: str, payload: bytes) -> str:
     """The hash of an event whose canonical bytes are ``payload``, following ``prev_hash``."""
     return sha256(prev_hash.encode("ascii") + payload).hexdigest()
+
+
+def chain_links(prev_hash: str, payloads: Iterable[bytes]) -> list[tuple[str, str]]:
+    """``(prev_hash, hash)`` of each of ``payloads`` appended in order after ``prev_hash``
+    (the write path: what an append stores with each event)."""
+    out = []
+    prev_b = prev_hash.encode("ascii")
+    for data in payloads:
+        h = sha256(prev_b + data).hexdigest()
+        out.append((prev_hash, h))
+        prev_hash, prev_b = h, h.encode("ascii")
+    return out
+
+
+class LinkBreak(NamedTuple):
+    """Why one event does not continue its game's chain: ``kind`` is ``seq`` (a gap),
+    ``prev`` (``prev_hash`` is not the previous event's hash) or ``hash`` (the payload
+    does not hash to the stored hash)."""
+
+    kind: str
+    expected: str
+    found: str
+
+
+def link_break(want_seq: int, last_hash: str, seq: int, prev_hash: str, payload: bytes, hash_: str) -> LinkBreak | None:
+    """Check that an event (``seq``, ``prev_hash``, ``payload``, ``hash_``) continues a
+    chain whose next seq is ``want_seq`` and last hash ``last_hash``; ``None`` if it does."""
+    if seq != want_seq:
+        return LinkBreak("seq", str(want_seq), str(seq))
+    if prev_hash != last_hash:
+        return LinkBreak("prev", last_hash, prev_hash)
+    computed = link_hash(prev_hash, payload)
+    if computed != hash_:
+        return LinkBreak("hash", computed, hash_)
+    return None
 
 
 class ChainFinding(msgspec.Struct, frozen=True):
@@ -42,15 +77,17 @@ _head = msgspec.json.Decoder(_Head)
 
 
 def _check_row(game_id: str, seq: int, want_seq: int, type_: str, payload: str, hash_: str, prev_hash: str, last_hash: str) -> ChainFinding | None:
-    if seq != want_seq:
-        return ChainFinding(game_id, seq, str(want_seq), str(seq), f"sequence gap: seq {want_seq} is missing")
-    if prev_hash != last_hash:
-        what = "the genesis value" if want_seq == 1 else f"the hash of seq {want_seq - 1}"
-        return ChainFinding(game_id, seq, last_hash, prev_hash, f"prev_hash is not {what}: the chain is broken before this event")
     data = payload.encode("utf-8")
-    computed = link_hash(prev_hash, data)
-    if computed != hash_:
-        return ChainFinding(game_id, seq, computed, hash_, "the payload does not hash to the stored hash: the event was changed")
+    broken = link_break(want_seq, last_hash, seq, prev_hash, data, hash_)
+    if broken is not None:
+        if broken.kind == "seq":
+            message = f"sequence gap: seq {want_seq} is missing"
+        elif broken.kind == "prev":
+            what = "the genesis value" if want_seq == 1 else f"the hash of seq {want_seq - 1}"
+            message = f"prev_hash is not {what}: the chain is broken before this event"
+        else:
+            message = "the payload does not hash to the stored hash: the event was changed"
+        return ChainFinding(game_id, seq, broken.expected, broken.found, message)
     try:
         head = _head.decode(data)
     except msgspec.DecodeError as exc:

@@ -11,8 +11,9 @@ be checked on import and an export → import → export round trip is
 byte-identical.
 
 Import validates the whole file before writing anything (format, types, seq
-continuity, hash chain, canonical bytes, and — strict, the default — the
-rules, through :func:`tonk.core.audit.audit_events`), then writes every new
+continuity, hash chain, canonical bytes, and — when the caller passes a
+``rules_check`` (the CLI's strict default passes one built on
+:func:`tonk.core.audit.audit_events`) — the rules), then writes every new
 game in one transaction.  A refused file raises :class:`ImportRefused` naming
 the line and the reason, and the store is left as it was.  A game already
 stored with the same events is skipped; with other events it is refused.
@@ -24,19 +25,33 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Callable, Iterable, Iterator, Protocol
 
 import msgspec
 
-from ..core.audit import audit_events
-from ..core.errors import RulesetError
+from ..core.errors import TonkError
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
-from .chain import GENESIS, link_hash
+from .chain import GENESIS, link_break
 from .codec import Decoder, first_event
 from .errors import ImportRefused, StoreError, UnknownGame
 from .store import EventStore, Record
 
 FORMAT_NAME = "tonk-events"
+
+
+class RulesFinding(Protocol):
+    """What a rules check reports of a game's first illegal event (``core.audit.Finding`` fits)."""
+
+    seq: int
+    hand_no: int
+    rule: str
+    message: str
+
+
+#: The rules check of a strict import: a game's events in, its first finding (or ``None``)
+#: out; raises a :class:`~tonk.core.errors.TonkError` when the game cannot be checked (its
+#: rules are not installed).  Passed in by the caller, so storage imports no rules.
+RulesCheck = Callable[[list[Event]], "RulesFinding | None"]
 
 
 class Header(msgspec.Struct, frozen=True):
@@ -167,16 +182,16 @@ def _parse_line(source: str, n: int, raw: bytes) -> Record:
 def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
     gid = game.game_id
     want = len(game.records) + 1
-    if rec.seq != want:
-        raise ImportRefused(source, n, f"seq gap in game {gid}: expected seq {want}, found {rec.seq}")
     prev = game.records[-1].hash if game.records else GENESIS
-    if rec.prev_hash != prev:
-        what = "the genesis value" if want == 1 else f"the hash of seq {want - 1}"
-        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: prev_hash {rec.prev_hash} is not {what} ({prev})")
     data = bytes(rec.payload)
-    computed = link_hash(prev, data)
-    if computed != rec.hash:
-        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: the payload hashes to {computed}, the line says {rec.hash}")
+    broken = link_break(want, prev, rec.seq, rec.prev_hash, data, rec.hash)
+    if broken is not None:
+        if broken.kind == "seq":
+            raise ImportRefused(source, n, f"seq gap in game {gid}: expected seq {want}, found {rec.seq}")
+        if broken.kind == "prev":
+            what = "the genesis value" if want == 1 else f"the hash of seq {want - 1}"
+            raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: prev_hash {rec.prev_hash} is not {what} ({prev})")
+        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: the payload hashes to {broken.expected}, the line says {rec.hash}")
     try:
         if want == 1:
             event, game.decoder = first_event(data)
@@ -198,15 +213,14 @@ def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
     game.events.append(event)
 
 
-def _check_rules(source: str, game: _Game) -> None:
+def _check_rules(source: str, game: _Game, rules_check: RulesCheck) -> None:
     try:
-        report = audit_events(game.events)
-    except RulesetError as exc:
+        f = rules_check(game.events)
+    except TonkError as exc:
         raise ImportRefused(
             source, game.first_line, f"game {game.game_id} cannot be audited: {exc} (import with --no-strict to skip the rules check)"
         ) from None
-    if report.findings:
-        f = report.findings[0]
+    if f is not None:
         raise ImportRefused(
             source,
             game.line_of(f.seq),
@@ -228,17 +242,17 @@ def _against_store(store: EventStore, source: str, game: _Game) -> bool:
     )
 
 
-def check_file(path: str | Path, store: EventStore | None, *, strict: bool = True) -> ImportResult:
-    """Validate the whole file against the rules and the store (``None``: an empty store).
-    Raises :class:`ImportRefused`; reads only."""
+def check_file(path: str | Path, store: EventStore | None, *, rules_check: RulesCheck | None = None) -> ImportResult:
+    """Validate the whole file against the store (``None``: an empty store) and, given a
+    ``rules_check``, the rules.  Raises :class:`ImportRefused`; reads only."""
     path = Path(path)
     source = str(path)
     result = ImportResult(path)
     digest = hashlib.sha256()
     with _open(path) as f:
         for game in _games(f, source, digest):
-            if strict:
-                _check_rules(source, game)
+            if rules_check is not None:
+                _check_rules(source, game, rules_check)
             if store is None or _against_store(store, source, game):
                 result.imported.append(game.game_id)
                 result.events += len(game.records)
@@ -264,9 +278,9 @@ def write_checked(store: EventStore, checked: ImportResult) -> ImportResult:
     return checked
 
 
-def import_file(store: EventStore, path: str | Path, *, strict: bool = True) -> ImportResult:
+def import_file(store: EventStore, path: str | Path, *, rules_check: RulesCheck | None = None) -> ImportResult:
     """Validate the whole file, then write its new games in one transaction."""
-    return write_checked(store, check_file(path, store, strict=strict))
+    return write_checked(store, check_file(path, store, rules_check=rules_check))
 
 
 def _open(path: Path) -> BinaryIO:

@@ -19,7 +19,6 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from hashlib import sha256
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
@@ -28,7 +27,7 @@ from sqlite_utils import Database
 
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from . import projection
-from .chain import GENESIS, ChainFinding, check_chain
+from .chain import GENESIS, ChainFinding, chain_links, check_chain, link_hash
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .schema import SCHEMA_VERSION, inspect_file, migrate
@@ -169,18 +168,14 @@ class EventStore:
                 return actual
             _check_starts(game_id, events, encoded, actual)
             at = now()
-            rows = []
-            seq = actual
-            prev_b = prev.encode("ascii")
-            for tag, data in encoded:
-                seq += 1
-                h = sha256(prev_b + data).hexdigest()
-                rows.append((game_id, seq, tag, data.decode("utf-8"), at, h, prev, cmd))
-                prev = h
-                prev_b = h.encode("ascii")
+            links = chain_links(prev, [data for _, data in encoded])
+            rows = [
+                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd)
+                for seq, (tag, data), (p, h) in zip(range(actual + 1, actual + 1 + len(encoded)), encoded, links)
+            ]
             conn.executemany(_INSERT, rows)
             projection.update(conn, game_id, events, at, new=actual == 0)
-            return seq
+            return actual + len(rows)
 
     def _insert_records(self, conn: sqlite3.Connection, game_id: str, records: Sequence[Record], events: Sequence[Event]) -> None:
         """Write already verified records of a game absent from the store (import), inside
@@ -292,16 +287,15 @@ class EventStore:
         ok = True
         want = 1
         last = GENESIS
-        last_b = GENESIS.encode("ascii")
         type_name = _TYPE_NAME_OF.get
         with self._reading():
             for game_id, seq, type_, data, hash_, prev_hash in cur:
                 if game_id != current:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
-                    current, events, ok, want, last, last_b = game_id, [], True, 1, GENESIS, _GENESIS_B
+                    current, events, ok, want, last = game_id, [], True, 1, GENESIS
                     append = events.append
-                    if seq == 1 and prev_hash == GENESIS and sha256(_GENESIS_B + data).hexdigest() == hash_:
+                    if seq == 1 and prev_hash == GENESIS and link_hash(GENESIS, data) == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event
@@ -311,7 +305,7 @@ class EventStore:
                             continue
                         if type(event) is GameStarted and event.game_id == game_id and type_ == "game_started":
                             append(event)
-                            want, last, last_b = 2, hash_, hash_.encode("ascii")
+                            want, last = 2, hash_
                             continue
                     ok = False
                     continue
@@ -320,7 +314,7 @@ class EventStore:
                 if seq != want or prev_hash != last:
                     ok = False
                     continue
-                h = sha256(last_b + data).hexdigest()
+                h = link_hash(last, data)
                 if h != hash_:
                     ok = False
                     continue
@@ -334,7 +328,7 @@ class EventStore:
                     continue
                 append(event)
                 want += 1
-                last, last_b = h, h.encode("ascii")
+                last = h
         if current is not None:
             yield self._finish_verified(current, events, ok, want - 1)
 
@@ -422,7 +416,6 @@ class EventStore:
 
 
 _EVENT_CLASSES = frozenset(EVENT_TYPES.values())
-_GENESIS_B = GENESIS.encode("ascii")
 #: the same decoding as ``tonk.core.events.decode`` for today's format (which has nothing to upcast)
 _EVENT_DECODER = msgspec.json.Decoder(Event)
 #: each event class's type name: EVENT_TYPES inverted (one name per class, tested), so the

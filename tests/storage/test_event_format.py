@@ -47,7 +47,7 @@ def test_the_v1_fixture_decodes_and_round_trips(tmp_path):
     db = tmp_path / "tonk.db"
     with EventStore.open(db) as store:
         # strict=False: this test is about the format; the rules' own tests audit games
-        result = import_file(store, FIXTURE, strict=False)
+        result = import_file(store, FIXTURE)
         assert len(result.imported) == 3
         assert store.verify() == []
         by_game: dict[str, list[Record]] = {}

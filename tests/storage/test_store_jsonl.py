@@ -16,6 +16,14 @@ from tonk.storage import GENESIS, EventStore, ImportRefused, Record, UnknownGame
 from tonk.storage.jsonl import export_games, import_file
 
 
+def rules_check(events):
+    """The strict import's rules check, as the CLI passes it: the first audit finding."""
+    from tonk.core.audit import audit_events
+
+    findings = audit_events(events).findings
+    return findings[0] if findings else None
+
+
 def export_bytes(path: Path, ids=None) -> bytes:
     out = io.BytesIO()
     with EventStore.open(path, create=False) as store:
@@ -30,7 +38,7 @@ def test_round_trip_is_byte_identical_and_verifies(tmp_path, games, record):
     first = export_bytes(a)
     (tmp_path / "x.jsonl").write_bytes(first)
     with EventStore.open(b) as store:
-        result = import_file(store, tmp_path / "x.jsonl")
+        result = import_file(store, tmp_path / "x.jsonl", rules_check=rules_check)
         assert result.imported == sorted(g.game_id for g in games)
         assert result.events == sum(len(g.events) for g in games)
         assert store.verify() == []
@@ -77,7 +85,7 @@ def test_importing_the_same_games_again_is_a_noop(tmp_path, games, record, diges
     f.write_bytes(export_bytes(db))
     before = digest(db)
     with EventStore.open(db) as store:
-        result = import_file(store, f)
+        result = import_file(store, f, rules_check=rules_check)
     assert result.imported == [] and result.present == sorted(g.game_id for g in games)
     assert digest(db) == before
 
@@ -89,7 +97,7 @@ def test_import_adds_only_the_new_games(tmp_path, games, record):
     f = tmp_path / "x.jsonl"
     f.write_bytes(export_bytes(a))
     with EventStore.open(b) as store:
-        result = import_file(store, f)
+        result = import_file(store, f, rules_check=rules_check)
         assert sorted(result.imported) == sorted(g.game_id for g in games[2:])
         assert sorted(result.present) == sorted(g.game_id for g in games[:2])
     new_ids = [g.game_id for g in games[2:]]
@@ -113,7 +121,7 @@ def test_round_trip_property(tmp_path_factory, play, seeds, variants):
     first = export_bytes(a)
     (d / "x.jsonl").write_bytes(first)
     with EventStore.open(b) as store:
-        import_file(store, d / "x.jsonl")
+        import_file(store, d / "x.jsonl", rules_check=rules_check)
         assert store.verify() == []
     assert export_bytes(b) == first
 
@@ -270,7 +278,7 @@ def test_bad_file_is_refused_whole_naming_the_line_and_the_store_is_unchanged(tm
     before = digest(db)
     with EventStore.open(db) as store:
         with pytest.raises(ImportRefused) as info:
-            import_file(store, f)
+            import_file(store, f, rules_check=rules_check)
         assert store.game_ids() == [games[2].game_id]
     err = info.value
     assert err.line == line, str(err)
@@ -283,7 +291,7 @@ def test_a_good_file_passes_the_same_checks(tmp_path, games, good_lines):
     """The bad files above differ from this one only by what each test broke."""
     f = write_lines(tmp_path / "good.jsonl", good_lines)
     with EventStore.open(tmp_path / "tonk.db") as store:
-        assert sorted(import_file(store, f).imported) == sorted(g.game_id for g in games[:2])
+        assert sorted(import_file(store, f, rules_check=rules_check).imported) == sorted(g.game_id for g in games[:2])
 
 
 def test_no_strict_skips_only_the_rules_check(tmp_path, games, good_lines):
@@ -292,11 +300,11 @@ def test_no_strict_skips_only_the_rules_check(tmp_path, games, good_lines):
         f = write_lines(tmp_path / f"{kind}.jsonl", content)
         with EventStore.open(tmp_path / f"{kind}.db") as store:
             if imported:
-                assert len(import_file(store, f, strict=False).imported) == 2
+                assert len(import_file(store, f).imported) == 2
                 assert store.verify() == []
             else:
                 with pytest.raises(ImportRefused):
-                    import_file(store, f, strict=False)
+                    import_file(store, f)
 
 
 def test_a_game_stored_with_other_events_is_refused(tmp_path, games, good_lines, digest):
@@ -308,7 +316,7 @@ def test_a_game_stored_with_other_events_is_refused(tmp_path, games, good_lines,
     before = digest(db)
     with EventStore.open(db) as store:
         with pytest.raises(ImportRefused, match=f"game {a.game_id} is already in the store with other events") as info:
-            import_file(store, f)
+            import_file(store, f, rules_check=rules_check)
     assert info.value.line == 2
     assert digest(db) == before
 
@@ -316,4 +324,4 @@ def test_a_game_stored_with_other_events_is_refused(tmp_path, games, good_lines,
 def test_missing_file(tmp_path):
     with EventStore.open(tmp_path / "tonk.db") as store:
         with pytest.raises(ImportRefused, match="cannot read the file"):
-            import_file(store, tmp_path / "nope.jsonl")
+            import_file(store, tmp_path / "nope.jsonl", rules_check=rules_check)

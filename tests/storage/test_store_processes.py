@@ -19,6 +19,15 @@ from tonk.core.events import Knocked
 from tonk.storage import ConcurrencyError, EventStore
 from tonk.storage.schema import STEPS
 
+
+def rules_check(events):
+    """The strict import's rules check, as the CLI passes it: the first audit finding."""
+    from tonk.core.audit import audit_events
+
+    findings = audit_events(events).findings
+    return findings[0] if findings else None
+
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fork and SIGKILL")
 
 ctx = multiprocessing.get_context("fork")
@@ -233,7 +242,7 @@ def _import_then_hang(path: str, file: str, hang_at: int, progress) -> None:
 
     EventStore._insert_records = insert
     with EventStore.open(path) as store:
-        import_file(store, file)
+        import_file(store, file, rules_check=rules_check)
 
 
 def test_import_killed_mid_transaction_leaves_none_of_its_games(tmp_path, db, play, record):
@@ -261,5 +270,5 @@ def test_import_killed_mid_transaction_leaves_none_of_its_games(tmp_path, db, pl
         # the same import, uninterrupted, then goes through whole
         from tonk.storage.jsonl import import_file
 
-        assert len(import_file(store, f).imported) == 5
+        assert len(import_file(store, f, rules_check=rules_check).imported) == 5
         assert store.verify() == []
