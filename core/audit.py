@@ -144,6 +144,10 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
                 finding(seq, "A12", "the game's closing net does not equal the sum of its ledgers", state.net, e.net)
                 return report
             evolve(state, e)
+            if i + 1 < n:  # a duplicate game_ended, or any event after the end
+                after = events_list[i + 1]
+                finding(seq + 1, "log", f"{event_type(after)} after game_ended: an ended game takes no more events", None, _plain(after))
+                return report
             i += 1
             continue
         elif t is HandDealt and e.explicit:

@@ -207,6 +207,8 @@ def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
             raise ImportRefused(source, n, f"game {gid} must start with its own game_started")
     elif isinstance(event, GameStarted):
         raise ImportRefused(source, n, f"a second game_started in game {gid}")
+    elif game.records and game.records[-1].type == "game_ended":
+        raise ImportRefused(source, n, f"{rec.type} after the game_ended of game {gid} (seq {want - 1}): an ended game takes no more events")
     if game.decoder is decode and encode(event) != data:  # older formats keep the bytes they were hashed with
         raise ImportRefused(source, n, "the payload is not in canonical form (msgspec re-encoding gives other bytes)")
     game.records.append(rec)

@@ -39,6 +39,7 @@ _INSERT = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _LAST = "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
+_LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
 _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = ? AND command_id = ? LIMIT 1"
 _RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, payload"
 
@@ -160,13 +161,14 @@ class EventStore:
         with self._write() as conn:
             if cmd and conn.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
                 return conn.execute(_LAST, (game_id,)).fetchone()[0]
-            last = conn.execute(_LAST, (game_id,)).fetchone()
-            actual, prev = last if last else (0, GENESIS)
+            last = conn.execute(_LAST_TYPE, (game_id,)).fetchone()
+            actual, prev, last_type = last if last else (0, GENESIS, "")
             if actual != expected_version:
                 raise ConcurrencyError(game_id, expected_version, actual)
             if not events:
                 return actual
             _check_starts(game_id, events, encoded, actual)
+            _check_not_after_end(game_id, encoded, actual, last_type)
             at = now()
             links = chain_links(prev, [data for _, data in encoded])
             rows = [
@@ -483,6 +485,15 @@ def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, by
     for i, (tag, _) in enumerate(encoded):
         if tag == "game_started" and (version or i):
             raise StoreError(f"game {game_id}: a second game_started (at seq {version + i + 1})")
+
+
+def _check_not_after_end(game_id: str, encoded: list[tuple[str, bytes]], version: int, last_type: str) -> None:
+    """An ended game takes no more events: nothing after a game_ended, stored or in the append."""
+    if last_type == "game_ended":
+        raise StoreError(f"game {game_id} has ended (seq {version} is its game_ended): nothing can be appended after it")
+    for i, (tag, _) in enumerate(encoded[:-1]):
+        if tag == "game_ended":
+            raise StoreError(f"game {game_id}: {encoded[i + 1][0]} at seq {version + i + 2} follows the game_ended at seq {version + i + 1}")
 
 
 def _decode_rows(game_id: str, rows: list[tuple[int, str]]) -> list[Event]:

@@ -227,3 +227,28 @@ def test_a_failing_write_is_a_store_error_and_rolls_back_events_and_projection(d
         assert store.version(g.game_id) == 2
         assert store.games()[0]["events"] == 2
         assert store.verify() == []
+
+
+def test_nothing_is_appended_after_game_ended(db, play):
+    g = play(5, hands=1, end=False)
+    end = GameEnded(reason="closed", net=g.net)
+    with EventStore.open(db) as store:
+        v = store.append(g.game_id, g.events, 0)
+        with pytest.raises(StoreError, match="game_ended at seq"):  # a duplicate inside one append
+            store.append(g.game_id, [end, end], v)
+        assert store.version(g.game_id) == v
+        v = store.append(g.game_id, [end], v)
+        with pytest.raises(StoreError, match=f"game {g.game_id} has ended .*nothing can be appended after it"):
+            store.append(g.game_id, [end], v)
+        assert store.version(g.game_id) == v
+        assert store.games()[0]["events"] == v
+
+
+def test_audit_finds_an_event_after_game_ended(games):
+    from tonk.core.audit import audit_events
+
+    g = games[0]
+    assert type(g.events[-1]) is GameEnded
+    report = audit_events(list(g.events) + [g.events[-1]])
+    assert [(f.seq, f.rule) for f in report.findings] == [(len(g.events) + 1, "log")]
+    assert "game_ended after game_ended" in report.findings[0].message
