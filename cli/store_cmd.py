@@ -107,6 +107,8 @@ def import_cmd(
         finally:
             if existing is not None:
                 existing.close()
+    for warning in checked.warnings:
+        typer.echo(f"warning: {warning}", err=True)
     if json_out:
         print_json(checked.as_dict())
     else:

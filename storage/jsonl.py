@@ -54,9 +54,20 @@ class RulesFinding(Protocol):
 RulesCheck = Callable[[list[Event]], "RulesFinding | None"]
 
 
-class Header(msgspec.Struct, frozen=True):
+class GameMark(msgspec.Struct, frozen=True):
+    """What the header says of one exported game: how many events and the last one's hash,
+    so that a file whose game was cut short (its last events or hands removed) is refused."""
+
+    game_id: str
+    events: int
+    last_hash: str
+
+
+class Header(msgspec.Struct, frozen=True, omit_defaults=True):
     format: str
     format_version: int
+    #: every game of the file, in file order; ``None`` in files of tonk before the marks
+    games: list[GameMark] | None = None
 
 
 _encoder = msgspec.json.Encoder()
@@ -65,23 +76,29 @@ _line_decoder = msgspec.json.Decoder(Record)
 
 
 # --- export ---------------------------------------------------------------------------------
-def header_line() -> bytes:
-    return _encoder.encode(Header(FORMAT_NAME, FORMAT_VERSION)) + b"\n"
+def header_line(marks: list[GameMark] | None = None) -> bytes:
+    return _encoder.encode(Header(FORMAT_NAME, FORMAT_VERSION, marks)) + b"\n"
 
 
 def export_games(store: EventStore, game_ids: Iterable[str] | None, out: BinaryIO) -> tuple[int, int]:
-    """Write the games (all, by id, when ``game_ids`` is None) as JSONL to ``out``.
-    Every id is checked before anything is written.  Returns (games, events)."""
-    ids = store.game_ids() if game_ids is None else list(dict.fromkeys(game_ids))
-    for gid in ids:
-        if not store.version(gid):
-            raise UnknownGame(gid)
-    out.write(header_line())
-    events = 0
-    for gid in ids:
-        for rec in store.records(gid):
-            out.write(_encoder.encode(rec) + b"\n")
-            events += 1
+    """Write the games (all, by id, when ``game_ids`` is None) as JSONL to ``out``: the
+    header with each game's event count and last hash, then the events, all read in one
+    snapshot of the store.  Every id is checked before anything is written.  Returns
+    (games, events)."""
+    with store.snapshot():
+        ids = store.game_ids() if game_ids is None else list(dict.fromkeys(game_ids))
+        marks = []
+        for gid in ids:
+            version = store.version(gid)
+            if not version:
+                raise UnknownGame(gid)
+            marks.append(GameMark(gid, version, store.last_hash(gid) or ""))
+        out.write(header_line(marks))
+        events = 0
+        for gid in ids:
+            for rec in store.records(gid):
+                out.write(_encoder.encode(rec) + b"\n")
+                events += 1
     return len(ids), events
 
 
@@ -97,6 +114,8 @@ class ImportResult:
     present: list[str] = field(default_factory=list)
     events: int = 0
     digest: bytes = b""
+    #: what the caller should tell the user (an old file without the per-game marks)
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return {"file": str(self.path), "imported": self.imported, "present": self.present, "games": len(self.imported), "events": self.events}
@@ -120,20 +139,22 @@ def _lines(f: BinaryIO, digest: "hashlib._Hash") -> Iterator[tuple[int, bytes]]:
         yield n, line
 
 
-def _games(f: BinaryIO, source: str, digest: "hashlib._Hash") -> Iterator[_Game]:
+def _games(f: BinaryIO, source: str, digest: "hashlib._Hash", warnings: list[str] | None = None) -> Iterator[_Game]:
     """Parse and check the file line by line, yielding each game once its lines are read
-    (format, types, seq, chain and payloads checked; rules not yet)."""
+    (format, types, seq, chain, payloads and the header's marks checked; rules not yet)."""
     lines = _lines(f, digest)
     first = next(lines, None)
     if first is None:
         raise ImportRefused(source, 0, f"the file is empty (a {FORMAT_NAME} file starts with its header line)")
-    _check_header(source, first[1])
+    header = _check_header(source, first[1])
+    marks = _marks(source, header, warnings)
     game: _Game | None = None
     seen: set[str] = set()
     for n, raw in lines:
         rec = _parse_line(source, n, raw)
         if game is None or rec.game_id != game.game_id:
             if game is not None:
+                _check_mark(source, game, marks)
                 yield game
             if rec.game_id in seen:
                 raise ImportRefused(source, n, f"game {rec.game_id} appears again after other games (a game's events must be contiguous)")
@@ -141,10 +162,48 @@ def _games(f: BinaryIO, source: str, digest: "hashlib._Hash") -> Iterator[_Game]
             game = _Game(rec.game_id, n)
         _check_link(source, n, game, rec)
     if game is not None:
+        _check_mark(source, game, marks)
         yield game
+    if marks:
+        missing = next(iter(marks))
+        raise ImportRefused(source, 1, f"game {missing} is in the header ({marks[missing].events} events) but has no events in the file: the file was cut short")
 
 
-def _check_header(source: str, raw: bytes) -> None:
+def _marks(source: str, header: Header, warnings: list[str] | None) -> dict[str, GameMark] | None:
+    """The header's marks by game id (consumed as the games are read); ``None`` for an old
+    file without them, which is accepted with a warning."""
+    if header.games is None:
+        if warnings is not None:
+            warnings.append(
+                f"{source}: the header has no per-game event counts and last hashes (an export of an older tonk): "
+                "a game cut short at its end cannot be detected; re-export it with this tonk to anchor it"
+            )
+        return None
+    marks: dict[str, GameMark] = {}
+    for m in header.games:
+        if m.game_id in marks:
+            raise ImportRefused(source, 1, f"game {m.game_id} is listed twice in the header")
+        marks[m.game_id] = m
+    return marks
+
+
+def _check_mark(source: str, game: _Game, marks: dict[str, GameMark] | None) -> None:
+    if marks is None:
+        return
+    mark = marks.pop(game.game_id, None)
+    if mark is None:
+        raise ImportRefused(source, game.first_line, f"game {game.game_id} is not in the header's list of games")
+    last = game.records[-1]
+    if mark.events != len(game.records) or mark.last_hash != last.hash:
+        raise ImportRefused(
+            source,
+            game.first_line,
+            f"game {game.game_id} does not match the header: it says {mark.events} events ending in hash {mark.last_hash}, "
+            f"the file has {len(game.records)} ending in {last.hash} (the game was cut short or changed)",
+        )
+
+
+def _check_header(source: str, raw: bytes) -> Header:
     try:
         header = _header_decoder.decode(raw)
     except msgspec.DecodeError as exc:
@@ -157,6 +216,7 @@ def _check_header(source: str, raw: bytes) -> None:
         raise ImportRefused(source, 1, f"format version {header.format_version} is newer than this tonk's ({FORMAT_VERSION})")
     if header.format_version < 1:
         raise ImportRefused(source, 1, f"format version {header.format_version} does not exist")
+    return header
 
 
 def _parse_line(source: str, n: int, raw: bytes) -> Record:
@@ -252,7 +312,7 @@ def check_file(path: str | Path, store: EventStore | None, *, rules_check: Rules
     result = ImportResult(path)
     digest = hashlib.sha256()
     with _open(path) as f:
-        for game in _games(f, source, digest):
+        for game in _games(f, source, digest, result.warnings):
             if rules_check is not None:
                 _check_rules(source, game, rules_check)
             if store is None or _against_store(store, source, game):

@@ -410,6 +410,22 @@ class EventStore:
                 projection.write(conn, [summary])
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read in one transaction: every read inside sees the store as of one moment
+        (an export's header and its events agree even while others append)."""
+        conn = self._conn
+        if conn.in_transaction:
+            yield
+            return
+        with self._reading():
+            conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    @contextmanager
     def _reading(self) -> Iterator[None]:
         try:
             yield

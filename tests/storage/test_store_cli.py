@@ -29,7 +29,7 @@ def test_export_import_export_round_trip(tmp_path, tonk, games, record):
     exported = tonk(a, "export", "--all")
     assert exported.exit_code == 0, exported.stderr
     first = exported.stdout_bytes
-    assert first.splitlines()[0] == b'{"format":"tonk-events","format_version":%d}' % FORMAT_VERSION
+    assert first.splitlines()[0].startswith(b'{"format":"tonk-events","format_version":%d,"games":[' % FORMAT_VERSION)
     f = tmp_path / "all.jsonl"
     f.write_bytes(first)
 
@@ -175,3 +175,41 @@ def test_games_projection_after_cli_import(tmp_path, tonk, games, record):
     assert tonk(b, "import", str(f)).exit_code == 0
     with EventStore.open(a) as sa, EventStore.open(b) as sb:
         assert sb.games() == sa.games()
+
+
+def test_import_refuses_a_game_cut_short_naming_it(tmp_path, tonk, games, record, digest, clean_failure):
+    """The header carries each game's event count and last hash: removing a game's last
+    event, or its whole last hand, is refused, though the chain of what is left holds."""
+    db = tmp_path / "a.db"
+    record(db, games[:2])
+    lines = tonk(db, "export", "--all").stdout_bytes.splitlines()
+    a = games[0]
+    last_a = len(a.events)  # a's events are lines 2 .. last_a + 1
+    hand_start = max(i for i, e in enumerate(a.events) if type(e).__name__ == "HandDealt")  # index of the last deal
+    cut = {
+        "last-event.jsonl": lines[:last_a] + lines[last_a + 1 :],
+        "last-hand.jsonl": lines[: 1 + hand_start] + lines[last_a + 1 :],
+        "whole-game.jsonl": lines[:1] + lines[last_a + 1 :],
+    }
+    target = tmp_path / "b.db"
+    record(target, games[2:3])
+    before = digest(target)
+    for name, content in cut.items():
+        f = tmp_path / name
+        f.write_bytes(b"\n".join(content) + b"\n")
+        r = tonk(target, "import", str(f))
+        clean_failure(r, 2, f"game {a.game_id}")
+        assert "cut short" in r.stderr, r.stderr
+        assert digest(target) == before
+
+
+def test_an_old_export_without_marks_imports_with_a_warning(tmp_path, tonk, games, record):
+    db = tmp_path / "a.db"
+    record(db, games[:1])
+    lines = tonk(db, "export", "--all").stdout_bytes.splitlines()
+    f = tmp_path / "old.jsonl"
+    f.write_bytes(b"\n".join([b'{"format":"tonk-events","format_version":1}'] + lines[1:]) + b"\n")
+    r = tonk(tmp_path / "b.db", "import", str(f))
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.strip().startswith("imported 1 game(s)")
+    assert r.stderr.startswith("warning: ") and "cannot be detected" in r.stderr

@@ -49,12 +49,21 @@ def test_round_trip_is_byte_identical_and_verifies(tmp_path, games, record):
         assert sa.games() == sb.games()
 
 
+def link_hash_of(events) -> str:
+    prev = GENESIS
+    for e in events:
+        prev = link_hash(prev, encode(e))
+    return prev
+
+
 def test_export_format_header_and_lines(tmp_path, games, record):
     db = tmp_path / "a.db"
     record(db, games[:1])
     lines = export_bytes(db).splitlines()
-    assert lines[0] == b'{"format":"tonk-events","format_version":1}'
     g = games[0]
+    assert lines[0] == b'{"format":"tonk-events","format_version":1,"games":[{"game_id":"%s","events":%d,"last_hash":"%s"}]}' % (
+        g.game_id.encode(), len(g.events), link_hash_of(g.events).encode()
+    )
     assert len(lines) == 1 + len(g.events)
     prev = GENESIS
     for seq, (line, e) in enumerate(zip(lines[1:], g.events), 1):
@@ -149,7 +158,14 @@ def rechain(recs: list[Record]) -> list[Record]:
 
 
 def lines_of(header: bytes, recs: list[Record]) -> list[bytes]:
-    return [header] + [msgspec.json.encode(r) for r in recs]
+    """The file of ``recs``, its header's marks recomputed from them (as a forger would)."""
+    marks: dict[str, dict] = {}
+    for r in recs:
+        marks[r.game_id] = {"game_id": r.game_id, "events": r.seq, "last_hash": r.hash}
+    head = msgspec.json.decode(header)
+    if "games" in head:
+        head["games"] = list(marks.values())
+    return [msgspec.json.encode(head)] + [msgspec.json.encode(r) for r in recs]
 
 
 def seq_of(recs: list[Record], game_id: str, kind) -> int:
