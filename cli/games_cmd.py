@@ -42,6 +42,18 @@ def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
     raise Failure(f"game id {text!r} is ambiguous: {len(matches)} games start with it ({shown}{', ...' if len(matches) > 5 else ''})")
 
 
+def warn_disagreeing_rows(game_ids: list[str]) -> None:
+    """One line on stderr when the games table disagrees with the events (the rows shown
+    are the events' own)."""
+    if game_ids:
+        shown = ", ".join(g[:SHORT_ID] for g in game_ids[:5]) + (", ..." if len(game_ids) > 5 else "")
+        typer.echo(
+            f"warning: the games table disagrees with the events for {len(game_ids)} game(s) ({shown}); "
+            "shown as the events have them (tonk verify names the differences)",
+            err=True,
+        )
+
+
 def game_row(row: dict[str, Any]) -> dict[str, Any]:
     """One game as documented in docs/cli-json.md (a stable shape, whatever the store adds)."""
     return {
@@ -81,9 +93,11 @@ def games_cmd(
     with reported():
         store = open_existing_store(settings(ctx).db)
         try:
-            rows = [game_row(r) for r in store.games(player=player, variant=variant)]
+            found, disagree = store.checked_games(player=player, variant=variant)
+            rows = [game_row(r) for r in found]
         finally:
             store.close()
+    warn_disagreeing_rows(disagree)
     if json_out:
         from .render import print_json
 

@@ -46,6 +46,12 @@ def replay_steps(events: list, viewer: str, at: int | None = None):
             return
 
 
+def warn_broken_chain(findings: list) -> None:
+    """One line on stderr when the replayed events do not hold their hash chain."""
+    for f in findings:
+        typer.echo(f"warning: game {f.game_id} seq {f.seq}: {f.message}; the events shown are not the ones recorded (tonk verify)", err=True)
+
+
 @app.command("replay")
 def replay_cmd(
     ctx: typer.Context,
@@ -64,8 +70,10 @@ def replay_cmd(
         try:
             gid = resolve_game_id(store, game_id)
             events = store.read(gid)
+            broken = store.verify(gid)
         finally:
             store.close()
+    warn_broken_chain(broken)
     if json_out:
         _print_json(gid, viewer, events, at)
     else:

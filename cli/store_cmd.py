@@ -128,7 +128,8 @@ def verify_cmd(
     key: Optional[str] = typer.Option(None, "--key", metavar="KEY|FILE", help="The public key to trust (as tonk key prints it, or a file holding it); default: the keys the store records."),
     json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON (with evidence: {ok, reports})."),
 ) -> None:
-    """Recompute the hash chains and seq continuity; exit 1 naming each game's first broken link.
+    """Recompute the hash chains and seq continuity, check the games table against the events
+    and the append-only triggers; exit 1 naming each game's first broken link and every difference.
 
     With --receipt, --checkpoint or --proof: check the store against that signed evidence instead
     (docs/evidence.md); exit 1 naming each game affected and its first missing or different event."""
@@ -154,14 +155,30 @@ def verify_cmd(
         else:
             findings = store.verify()
             games = len(store.game_ids())
+        wanted = set(game_ids or ())
+        rows = [f for f in store.projection_findings() if not wanted or f.game_id in wanted]
+        triggers = store.trigger_problems()
+    ok = not (findings or rows or triggers)
     if json_out:
-        print_json({"ok": not findings, "games": games, "findings": [msgspec.to_builtins(f) for f in findings]})
-    elif findings:
+        print_json(
+            {
+                "ok": ok,
+                "games": games,
+                "findings": [msgspec.to_builtins(f) for f in findings],
+                "projection": [msgspec.to_builtins(f) for f in rows],
+                "triggers": triggers,
+            }
+        )
+    else:
         for f in findings:
             typer.echo(f"game {f.game_id} seq {f.seq}: {f.message} (expected {f.expected}, found {f.found})")
-    else:
-        typer.echo(f"ok: {games} game(s) verified")
-    if findings:
+        for p in rows:
+            typer.echo(f"game {p.game_id} projection: {p.message}")
+        for t in triggers:
+            typer.echo(f"store: {t}")
+        if ok:
+            typer.echo(f"ok: {games} game(s) verified")
+    if not ok:
         raise typer.Exit(1)
 
 

@@ -20,6 +20,7 @@ from typing import Any, Iterable
 import msgspec
 
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded
+from .codec import first_event
 
 COLUMNS = ("game_id", "started_at", "ended_at", "players", "variants", "options", "hands", "net", "status", "events")
 JSON_COLUMNS = ("players", "variants", "options", "net")
@@ -140,3 +141,108 @@ def select(conn: sqlite3.Connection, player: str | None = None, variant: str | N
         sql += " WHERE " + " AND ".join(where)
     sql += " ORDER BY started_at, game_id"
     return [row_to_dict(r) for r in conn.execute(sql, args)]
+
+
+# --- the projection checked against the events ------------------------------------------------
+
+class ProjectionFinding(msgspec.Struct, frozen=True):
+    """A ``games`` row that the events do not support: ``column`` differs (``row`` for a
+    row missing or without events), ``stored`` is what the table says, ``derived`` what
+    the events say."""
+
+    game_id: str
+    column: str
+    stored: Any
+    derived: Any
+    message: str
+
+
+#: the event types that change a row besides the counts (hand_dealt is counted in SQL)
+_FOLDED_TYPES = "('game_started', 'hand_ended', 'game_ended')"
+
+
+def derive(conn: sqlite3.Connection) -> dict[str, GameSummary | None]:
+    """Every game's row computed from its events alone, reading only what a row needs (the
+    counts in SQL, and the payloads of game_started, hand_ended and game_ended); ``None``
+    for a game whose events cannot give a row (an undecodable payload, no game_started
+    first: ``tonk verify``'s chain check names the event)."""
+    out: dict[str, GameSummary | None] = {}
+    for gid, n, hands in conn.execute("SELECT game_id, count(*), sum(type = 'hand_dealt') FROM events GROUP BY game_id"):
+        summary = GameSummary(gid)
+        summary.events, summary.hands = n, hands
+        out[gid] = summary
+    current = None
+    dec = None
+    sql = f"SELECT game_id, seq, type, payload, recorded_at FROM events WHERE type IN {_FOLDED_TYPES} ORDER BY game_id, seq"
+    for gid, seq, type_, payload, at in conn.execute(sql):
+        summary = out.get(gid)
+        if summary is None:
+            continue
+        try:
+            if gid != current:
+                current = gid
+                if seq != 1 or type_ != "game_started":
+                    raise ValueError("no game_started first")
+                event, dec = first_event(payload)
+            else:
+                event = dec(payload)
+        except Exception:  # an undecodable or foreign payload: the events give no row
+            out[gid] = None
+            continue
+        summary._apply(event, type(event), at)
+    return out
+
+
+def findings(conn: sqlite3.Connection) -> list[ProjectionFinding]:
+    """Every difference between the ``games`` table and the events, game by game."""
+    stored = {r[0]: GameSummary.from_row(r) for r in conn.execute(_SELECT)}
+    derived = derive(conn)
+    out: list[ProjectionFinding] = []
+    for gid in sorted(set(stored) | set(derived)):
+        row, truth = stored.get(gid), derived.get(gid, False)
+        if truth is False:
+            out.append(ProjectionFinding(gid, "row", "a row", "no events", "the games table has a row for a game with no events"))
+        elif truth is None:
+            continue  # the chain check reports why the events give no row
+        elif row is None:
+            out.append(ProjectionFinding(gid, "row", None, "a row", "the game's events have no row in the games table"))
+        else:
+            out.extend(differences(row, truth))
+    return out
+
+
+def differences(row: GameSummary, truth: GameSummary) -> list[ProjectionFinding]:
+    out = []
+    for col in COLUMNS[1:]:
+        a, b = getattr(row, col), getattr(truth, col)
+        if a != b:
+            out.append(ProjectionFinding(row.game_id, col, a, b, f"the games table says {col} {_show(a)} but the events say {_show(b)}"))
+    return out
+
+
+def _show(value: Any) -> str:
+    return _json.encode(value).decode() if not isinstance(value, str) else value
+
+
+def derived_rows(conn: sqlite3.Connection, player: str | None = None, variant: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of :func:`select`, computed from the events (what ``tonk games`` shows), and
+    the ids of the games whose stored row disagrees with them (or whose events give none)."""
+    stored = {r[0]: r for r in conn.execute(_SELECT)}
+    rows, disagree = [], []
+    for gid, truth in derive(conn).items():
+        found = stored.pop(gid, None)
+        if truth is None:
+            disagree.append(gid)
+            continue
+        row = truth.row()
+        if found != row:
+            disagree.append(gid)
+        d = row_to_dict(row)
+        if player is not None and player not in d["players"]:
+            continue
+        if variant is not None and variant not in d["variants"]:
+            continue
+        rows.append(d)
+    disagree.extend(stored)  # rows of games with no events at all
+    rows.sort(key=lambda d: (d["started_at"], d["game_id"]))
+    return rows, sorted(disagree)

@@ -26,6 +26,31 @@ from .evidence_log import create_tables as _evidence_tables
 APPLICATION_ID = 0x746F6E6B  # "tonk"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
+#: the append-only triggers on ``events``, by name, as created (``tonk verify`` checks they are there, unchanged)
+TRIGGERS = {
+    "events_no_update": (
+        "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
+        "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END"
+    ),
+    "events_no_delete": (
+        "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
+        "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END"
+    ),
+}
+
+
+def trigger_problems(conn: sqlite3.Connection) -> list[str]:
+    """What is wrong with the append-only triggers: each one missing or changed."""
+    found = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").fetchall())
+    problems = []
+    for name, sql in TRIGGERS.items():
+        if name not in found:
+            problems.append(f"the append-only trigger {name} is missing: events can be changed in place")
+        elif " ".join(found[name].split()) != " ".join(sql.split()):
+            problems.append(f"the append-only trigger {name} is not the one tonk created: {found[name]!r}")
+    return problems
+
+
 def _events_and_games(db: Database) -> None:
     db.execute(
         """
@@ -43,14 +68,8 @@ def _events_and_games(db: Database) -> None:
         """
     )
     db.execute("CREATE INDEX events_command ON events (game_id, command_id) WHERE command_id <> ''")
-    db.execute(
-        "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
-        "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END"
-    )
-    db.execute(
-        "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
-        "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END"
-    )
+    for sql in TRIGGERS.values():
+        db.execute(sql)
     db.execute(
         """
         CREATE TABLE games (

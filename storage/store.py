@@ -30,7 +30,7 @@ from . import projection
 from .chain import GENESIS, ChainFinding, chain_links, check_chain, link_hash
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
-from .schema import SCHEMA_VERSION, inspect_file, migrate
+from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -374,7 +374,23 @@ class EventStore:
         with self._reading():
             return projection.select(self._conn, player, variant)
 
+    def checked_games(self, player: str | None = None, variant: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+        """The rows of :meth:`games` as the events give them (never a row the events do not
+        support), and the ids of games whose stored row disagrees (``tonk verify`` names how)."""
+        with self._reading(), self.snapshot():
+            return projection.derived_rows(self._conn, player, variant)
+
     # --- integrity ------------------------------------------------------------------
+    def projection_findings(self) -> list[projection.ProjectionFinding]:
+        """Every difference between the ``games`` projection and the events."""
+        with self._reading(), self.snapshot():
+            return projection.findings(self._conn)
+
+    def trigger_problems(self) -> list[str]:
+        """The append-only triggers that are missing or changed."""
+        with self._reading():
+            return trigger_problems(self._conn)
+
     def verify(self, game_id: str | None = None) -> list[ChainFinding]:
         """Recompute the hash chain and check seq continuity: the first broken link of
         each game (all games, or one)."""

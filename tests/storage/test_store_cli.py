@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from tonk.cli.app import app
 from tonk.core.events import FORMAT_VERSION
 from tonk.storage import EventStore
+from tonk.storage.schema import TRIGGERS
 
 
 @pytest.fixture
@@ -130,6 +131,7 @@ def test_verify_reports_findings_and_exit_1(tmp_path, tonk, games, record, raw_c
     conn = raw_conn(db)
     conn.execute("DROP TRIGGER events_no_update")
     conn.execute("UPDATE events SET payload = payload || ' ' WHERE game_id = ? AND seq = 7", (g.game_id,))
+    conn.execute(TRIGGERS["events_no_update"])  # put back: this test is about the chain
     conn.close()
     r = tonk(db, "verify")
     assert r.exit_code == 1
@@ -150,7 +152,7 @@ def test_verify_errors(tmp_path, tonk, games, record, clean_failure):
     record(db, games[:1])
     clean_failure(tonk(db, "verify", "nope"), 2, "no game 'nope'")
     ok = tonk(db, "verify", "--json")
-    assert json.loads(ok.stdout) == {"ok": True, "games": 1, "findings": []}
+    assert json.loads(ok.stdout) == {"ok": True, "games": 1, "findings": [], "projection": [], "triggers": []}
     data = bytearray(db.read_bytes())
     data[4096 : 4096 + 16] = b"\xee" * 16
     db.write_bytes(bytes(data))
@@ -213,3 +215,61 @@ def test_an_old_export_without_marks_imports_with_a_warning(tmp_path, tonk, game
     assert r.exit_code == 0, r.stderr
     assert r.stdout.strip().startswith("imported 1 game(s)")
     assert r.stderr.startswith("warning: ") and "cannot be detected" in r.stderr
+
+
+def test_verify_finds_a_forged_games_row_and_games_does_not_show_it(tmp_path, tonk, games, record, raw_conn):
+    db = tmp_path / "a.db"
+    record(db, games[:2])
+    g = games[0]
+    first = g.events[0].players[0]
+    true_net = json.loads(tonk(db, "games", "--json").stdout)["games"]
+    true_net = next(x for x in true_net if x["game_id"] == g.game_id)["net"]
+    forged = dict(true_net, **{first: true_net[first] + 1000})
+    conn = raw_conn(db)
+    conn.execute("UPDATE games SET net = ?, status = 'open', events = events + 1 WHERE game_id = ?", (json.dumps(forged), g.game_id))
+    conn.close()
+    r = tonk(db, "verify")
+    assert r.exit_code == 1
+    lines = r.stdout.strip().splitlines()
+    assert sorted(line.split(": the games table says ")[1].split()[0] for line in lines) == ["events", "net", "status"]
+    assert all(line.startswith(f"game {g.game_id} projection: ") for line in lines)
+    data = json.loads(tonk(db, "verify", "--json").stdout)
+    assert data["ok"] is False and data["findings"] == []
+    net = next(p for p in data["projection"] if p["column"] == "net")
+    assert net["stored"][first] == true_net[first] + 1000 and net["derived"] == true_net
+    # tonk games shows the events' truth, and says the table disagrees
+    shown = tonk(db, "games", "--json")
+    assert shown.exit_code == 0
+    row = next(x for x in json.loads(shown.stdout)["games"] if x["game_id"] == g.game_id)
+    assert row["net"] == true_net and row["status"] == "ended"
+    assert "warning: the games table disagrees with the events for 1 game(s)" in shown.stderr
+
+
+def test_verify_reports_missing_or_changed_append_only_triggers(tmp_path, tonk, games, record, raw_conn):
+    db = tmp_path / "a.db"
+    record(db, games[:1])
+    assert tonk(db, "verify").exit_code == 0
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_delete")
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT 1; END")
+    conn.close()
+    r = tonk(db, "verify")
+    assert r.exit_code == 1
+    assert "store: the append-only trigger events_no_delete is missing" in r.stdout
+    assert "store: the append-only trigger events_no_update is not the one tonk created" in r.stdout
+    assert len(json.loads(tonk(db, "verify", "--json").stdout)["triggers"]) == 2
+
+
+def test_replay_says_when_the_events_do_not_hold_their_chain(tmp_path, tonk, games, record, raw_conn):
+    db = tmp_path / "a.db"
+    record(db, games[:1])
+    g = games[0]
+    assert tonk(db, "replay", g.game_id, "--json").stderr == ""
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET payload = payload || ' ' WHERE game_id = ? AND seq = 5", (g.game_id,))
+    conn.close()
+    r = tonk(db, "replay", g.game_id, "--json")
+    assert r.exit_code == 0
+    assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload does not hash to the stored hash")
