@@ -329,7 +329,10 @@ def _audit(store, ids: list[str] | None, json_out: bool) -> int:
     kept: list[dict[str, Any]] = []
     errors: list[str] = []
     rulesets: dict = {}
-    with _progress(json_out, total) as progress:
+    from .store_cmd import interruption_reported
+
+    stopped = lambda: f"{summary['games']} of {total} game(s) audited; audit only reads: nothing was written, the store is consistent and unchanged"  # noqa: E731
+    with interruption_reported(stopped), _progress(json_out, total) as progress:
         task = progress.add_task("audit", total=total)
         for game in store.iter_verified_games(ids):
             result = audit_verified(game, rulesets)

@@ -21,6 +21,7 @@ import typer
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings
 from .render import console, err_console, print_json
+from .store_cmd import interruption_reported
 
 BASE_NAMES = ("classic", "base")
 
@@ -212,7 +213,7 @@ def simulate_cmd(
 
             check_receipts_possible(path, receipts)
         total = hands * (2 if other is not None else 1)
-        with _Progress(total, f"simulating {label}") as bar:
+        with interruption_reported(lambda: "nothing was stored (--no-store)"), _Progress(total, f"simulating {label}") as bar:
             if other is None:
                 result: Any = simulate(config, path, bar.advance)
             else:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,25 @@ from .render import print_json
 
 if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
     from ..storage import EventStore
+
+
+@contextmanager
+def interruption_reported(what: Callable[[], str]):
+    """Ctrl-C inside: one line on stderr, ``interrupted: <what()>`` (what is stored, and that
+    the store is consistent), and exit 130.  A simulation's own account
+    (:class:`~tonk.core.simulate.SimulationStopped`) is printed as it is."""
+    from ..core.simulate import SimulationStopped
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: {what()}", err=True)
+        raise typer.Exit(130) from None
+    except SimulationStopped as exc:
+        if not exc.interrupted:
+            raise
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(130) from None
 
 
 @app.command("export")
@@ -93,7 +113,8 @@ def import_cmd(
     from ..storage.jsonl import check_file, write_checked
 
     db = Path(settings(ctx).db)
-    with reported():
+    written: list[int] = []
+    with reported(), interruption_reported(lambda: _import_interrupted(written, db)):
         existing = EventStore.open(db, create=False) if db.exists() else None
         try:
             checked = check_file(file, existing, rules_check=first_rules_finding if strict else None)
@@ -101,6 +122,7 @@ def import_cmd(
                 store = existing or EventStore.open(db, create=True)
                 try:
                     write_checked(store, checked)
+                    written.append(len(checked.imported))
                 finally:
                     if store is not existing:
                         store.close()
@@ -116,6 +138,12 @@ def import_cmd(
         if checked.present:
             line += f"; {len(checked.present)} already in the store with the same events"
         typer.echo(line)
+
+
+def _import_interrupted(written: list[int], db: Path) -> str:
+    if written:
+        return f"the import was written before the interrupt: {written[0]} game(s) imported into {db}; the store is consistent"
+    return f"nothing was imported (an import is written in one transaction); the store {db} is consistent and unchanged"
 
 
 @app.command("verify")

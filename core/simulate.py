@@ -329,13 +329,62 @@ def _tally_from(d: dict) -> Tally:
     return t
 
 
+class SimulationStopped(TonkError):
+    """A simulation into a store stopped early (a failed write, a dead worker, an interrupt):
+    the message says exactly which of its games are stored (each one whole: a game is one
+    transaction) and that the store is consistent.  ``interrupted`` for Ctrl-C."""
+
+    def __init__(self, message: str, *, interrupted: bool = False):
+        super().__init__(message)
+        self.interrupted = interrupted
+
+
+def stored_games(config: SimConfig, db: str) -> tuple[int, int]:
+    """``(games, hands)`` of this simulation's games that are in the store at ``db``."""
+    from ..storage import EventStore
+
+    ruleset = config.ruleset()
+    with EventStore.open(db, create=False) as store:
+        present = set(store.game_ids())
+    indices = [i for i in range(config.games) if game_id_for(config, ruleset, i) in present]
+    return len(indices), sum(config.hands_in_game(i) for i in indices)
+
+
+def _stopped(config: SimConfig, db: str, why: str, interrupted: bool) -> SimulationStopped:
+    try:
+        games, hands = stored_games(config, db)
+    except TonkError as exc:
+        return SimulationStopped(f"{why}; what is stored cannot be read ({exc})", interrupted=interrupted)
+    return SimulationStopped(
+        f"{why}; {games} of the simulation's {config.games} game(s) ({hands} of {config.hands} hands) are stored in {db}, "
+        "each game whole, and the store is consistent",
+        interrupted=interrupted,
+    )
+
+
 def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None] | None = None) -> tuple[Tally, float]:
     """Play every game of ``config``; returns the tally and the wall time in seconds.
 
     ``progress`` is called with a number of hands just finished (per game with one
-    worker, per batch of games with several).
+    worker, per batch of games with several).  A run into a store that stops early
+    raises :class:`SimulationStopped`, saying which games are stored.
     """
     config.check()
+    if db is None:
+        return _run(config, db, progress)
+    try:
+        return _run(config, db, progress)
+    except KeyboardInterrupt:
+        raise _stopped(config, db, "interrupted", True) from None
+    except SimulationStopped:
+        raise
+    except TonkError as exc:
+        if type(exc) is SimulationError and "already in the store" in str(exc):
+            raise
+        raise _stopped(config, db, f"the simulation stopped: {exc}", False) from None
+
+
+def _run(config: SimConfig, db: str | None, progress: Callable[[int], None] | None) -> tuple[Tally, float]:
     n = config.games
     start = time.perf_counter()
     if config.workers == 1:
@@ -353,7 +402,7 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
         EventStore.open(db, create=True).close()
     tally = Tally(config.players)
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
-    with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_run_chunk, config, chunk, db) for chunk in _chunks(n, config.workers)]
         try:
             for fut in as_completed(futures):
@@ -367,10 +416,68 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
                 "run from a script file or the tonk command, not from standard input)"
             ) from None
         except BaseException:
-            for f in futures:
-                f.cancel()
+            # stop the workers before anyone counts what is stored: no worker writes after
+            # this.  (Their futures are not cancelled: the pool, finding its workers gone,
+            # fails them itself; cancelling them first makes it trip over the cancelled ones.)
+            _stop_workers()
             raise
     return tally, time.perf_counter() - start
+
+
+# --- workers live and die with their parent ---------------------------------------------------
+
+#: how often a worker checks that its parent is alive (the portable fallback)
+PARENT_POLL_SECONDS = 0.5
+
+
+def _worker_init(parent: int) -> None:
+    """Set up a worker: Ctrl-C is the parent's to handle (it stops the workers), and a
+    worker dies with its parent, so no orphan goes on writing."""
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent_linux()
+    if os.getppid() != parent:  # the parent died before this worker was set up
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="tonk-parent-watch", daemon=True).start()
+
+
+def _die_with_parent_linux() -> None:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills this process when its parent
+    dies.  Linux only; elsewhere the watch thread of :func:`_worker_init` does it."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _stop_workers() -> None:
+    """Kill this process's worker processes and wait for them (an interrupted or failed run).
+    A worker killed mid-append leaves no trace: its transaction never committed."""
+    import multiprocessing
+
+    children = multiprocessing.active_children()
+    for p in children:
+        p.kill()
+    for p in children:
+        p.join(5)
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -526,6 +633,8 @@ __all__ = [
     "MAX_ACTIONS_PER_HAND",
     "SimConfig",
     "SimulationError",
+    "SimulationStopped",
+    "stored_games",
     "Tally",
     "compare",
     "comparison",
