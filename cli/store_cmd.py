@@ -218,6 +218,29 @@ def first_rules_finding(events: list):
     return findings[0] if findings else None
 
 
+@app.command("backup")
+def backup_cmd(
+    ctx: typer.Context,
+    dest: Path = typer.Argument(..., metavar="DEST", help="The new file to write (an existing file is refused)."),
+    json_out: bool = typer.Option(False, "--json", help="Print {backup, games} as JSON."),
+) -> None:
+    """Copy the store to DEST, a consistent snapshot (SQLite's backup API: safe while the store
+    is in use and has a WAL, unlike cp)."""
+    from .games_cmd import open_existing_store
+
+    with reported():
+        store = open_existing_store(settings(ctx).db)
+        try:
+            store.backup(dest)
+            games = store.game_count()
+        finally:
+            store.close()
+    if json_out:
+        print_json({"backup": str(dest), "games": games})
+    else:
+        typer.echo(f"backed up {games} game(s) to {dest}")
+
+
 def event_schema() -> dict:
     """The JSON Schema of the event union, marked with the format name and version."""
     import msgspec

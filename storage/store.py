@@ -137,7 +137,7 @@ class EventStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"{self.path}: the write failed and nothing was written ({exc})") from None
+                raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
             raise
 
     # --- writing --------------------------------------------------------------------
@@ -379,6 +379,40 @@ class EventStore:
         support), and the ids of games whose stored row disagrees (``tonk verify`` names how)."""
         with self._reading(), self.snapshot():
             return projection.derived_rows(self._conn, player, variant)
+
+    # --- copying --------------------------------------------------------------------
+    def backup(self, dest: str | Path) -> None:
+        """Copy the store, committed WAL content included, to a new file ``dest`` through
+        SQLite's online backup API (a consistent snapshot, even while others append).
+        The copy is written beside ``dest`` and renamed into place; an existing ``dest``
+        is refused."""
+        import os
+        import secrets
+
+        dest = Path(dest)
+        if dest.exists():
+            raise StoreError(f"cannot back up to {dest}: it exists (choose a new file)")
+        directory = dest.parent if str(dest.parent) else Path(".")
+        if not directory.is_dir():
+            raise StoreError(f"cannot back up to {dest}: directory {directory} does not exist")
+        tmp = directory / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            target = sqlite3.connect(tmp)
+            try:
+                with self._reading():
+                    self._conn.backup(target)
+                target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            finally:
+                target.close()
+            os.replace(tmp, dest)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot back up to {dest}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot back up to {dest}: {exc.strerror or exc}") from None
+        finally:
+            for leftover in (tmp, Path(f"{tmp}-journal")):
+                if leftover.exists():
+                    leftover.unlink()
 
     # --- integrity ------------------------------------------------------------------
     def projection_findings(self) -> list[projection.ProjectionFinding]:

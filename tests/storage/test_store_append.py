@@ -222,7 +222,7 @@ def test_a_failing_write_is_a_store_error_and_rolls_back_events_and_projection(d
     conn.execute("CREATE TRIGGER games_full_i BEFORE INSERT ON games BEGIN SELECT RAISE(ABORT, 'disk full, say'); END")
     conn.close()
     with EventStore.open(db) as store:
-        with pytest.raises(StoreError, match="the write failed and nothing was written.*disk full, say"):
+        with pytest.raises(StoreError, match="the write failed and was rolled back: nothing of this write is stored.*disk full, say"):
             store.append(g.game_id, g.events[2:], 2)
         assert store.version(g.game_id) == 2
         assert store.games()[0]["events"] == 2

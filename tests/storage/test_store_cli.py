@@ -273,3 +273,28 @@ def test_replay_says_when_the_events_do_not_hold_their_chain(tmp_path, tonk, gam
     r = tonk(db, "replay", g.game_id, "--json")
     assert r.exit_code == 0
     assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload does not hash to the stored hash")
+
+
+def test_backup_copies_what_is_still_in_the_wal_while_the_store_is_open(tmp_path, tonk, games, record):
+    db = tmp_path / "a.db"
+    record(db, games[:1])
+    with EventStore.open(db) as writer:  # open: the next games sit in the WAL, not yet in a.db
+        for g in games[1:3]:
+            writer.append(g.game_id, g.events, 0)
+        assert (tmp_path / "a.db-wal").stat().st_size > 0
+        naive = tmp_path / "cp.db"
+        naive.write_bytes(db.read_bytes())  # what `cp tonk.db copy.db` gets
+        r = tonk(db, "backup", str(tmp_path / "b.db"))
+        assert r.exit_code == 0, r.stderr
+        assert r.stdout.strip() == f"backed up 3 game(s) to {tmp_path / 'b.db'}"
+    with EventStore.open(naive) as copy:
+        assert len(copy.game_ids()) < 3  # the copy of the file alone misses the WAL's games
+    b = tmp_path / "b.db"
+    assert not (tmp_path / "b.db-wal").exists()
+    with EventStore.open(b) as copy:
+        assert copy.game_ids() == sorted(g.game_id for g in games[:3])
+    v = tonk(b, "verify", "--json")
+    assert v.exit_code == 0 and json.loads(v.stdout)["ok"] is True
+    clean = tonk(db, "backup", str(b))  # an existing file is refused, left as it was
+    assert clean.exit_code == 2 and clean.stderr.startswith("error: cannot back up to") and "it exists" in clean.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []

@@ -142,3 +142,31 @@ def test_ctrl_c_during_audit_says_how_far_it_got(archive):
     assert proc.returncode == 130, err.decode()
     [line] = err.decode().strip().splitlines()
     assert line.startswith("interrupted: ") and " of 300 game(s) audited; audit only reads: nothing was written" in line
+
+
+def test_a_full_disk_during_simulate_says_exactly_what_was_stored(tmp_path):
+    """A real write failure: the file size limit (RLIMIT_FSIZE, which binds root too) makes
+    SQLite's writes fail with EFBIG part way through, as a full disk would."""
+    import resource
+
+    db = tmp_path / "t.db"
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1_500_000, 1_500_000))
+
+    r = subprocess.run(
+        [TONK, "--db", str(db), "simulate", "--hands", "3000", "--hands-per-game", "50", "--json"],
+        capture_output=True,
+        timeout=WAIT,
+        preexec_fn=limit,
+    )
+    assert r.returncode == 2, r.stderr
+    [line] = r.stderr.decode().strip().splitlines()
+    stored = games_in(db)
+    assert 0 < stored < 60
+    assert line.startswith("error: the simulation stopped: ")
+    assert f"; {stored} of the simulation's 60 game(s) ({stored * 50} of 3000 hands) are stored in {db}, each game whole" in line
+    assert "nothing of this write is stored" in line  # the failed append, and only it
+    verify = subprocess.run([TONK, "--db", str(db), "verify", "--json"], capture_output=True, timeout=WAIT)
+    assert json.loads(verify.stdout)["ok"] is True
