@@ -18,14 +18,15 @@ SHORT_ID = 8
 
 
 def open_existing_store(path: str):
-    """The store at ``path`` for reading; :class:`Failure` if it does not exist."""
+    """The store at ``path`` for reading only (it may sit on read-only media); :class:`Failure`
+    if it does not exist."""
     from pathlib import Path
 
     from ..storage import EventStore
 
     if not Path(path).exists():
         raise Failure(f"no tonk database at {path} (play a game first, or give --db / TONK_DB)")
-    return EventStore.open(path, create=False)
+    return EventStore.open(path, create=False, read_only=True)
 
 
 def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:

@@ -52,7 +52,7 @@ def export_cmd(
     if bool(game_ids) == all_games:
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
-    with reported(), EventStore.open(db, create=False) as store:
+    with reported(), EventStore.open(db, create=False, read_only=True) as store:
         ids = None if all_games else game_ids
         if output is None:
             _export_to_stdout(store, ids)
@@ -175,7 +175,7 @@ def verify_cmd(
     if key is not None:
         raise fail("--key goes with --receipt, --checkpoint or --proof")
 
-    with reported(), EventStore.open(settings(ctx).db, create=False) as store:
+    with reported(), EventStore.open(settings(ctx).db, create=False, read_only=True) as store:
         if game_ids:
             ids = list(dict.fromkeys(game_ids))
             findings = [f for gid in ids for f in store.verify(gid)]

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
+from urllib.parse import quote
 
 import msgspec
 from sqlite_utils import Database
@@ -73,12 +74,17 @@ class EventStore:
 
     # --- opening --------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, create: bool = True, *, durable: bool = True, integrity_check: bool = True) -> "EventStore":
+    def open(
+        cls, path: str | Path, create: bool = True, *, durable: bool = True, integrity_check: bool = True, read_only: bool = False
+    ) -> "EventStore":
         """Open the store at ``path``, creating it (``create=True``) if the file is missing.
 
         A file that is not a tonk store, has a newer schema or is corrupt is refused
         with :class:`StoreError` and left untouched (it is inspected read-only first;
-        ``integrity_check`` runs SQLite's ``quick_check`` on it)."""
+        ``integrity_check`` runs SQLite's ``quick_check`` on it).  ``read_only`` opens an
+        existing store for reading only (:meth:`open_read_only`)."""
+        if read_only:
+            return cls.open_read_only(path, integrity_check=integrity_check)
         path = Path(path)
         if path.exists():
             version = inspect_file(path, integrity=integrity_check)
@@ -108,6 +114,42 @@ class EventStore:
             db.close()
             raise
         return cls(db, path)
+
+    @classmethod
+    def open_read_only(cls, path: str | Path, *, integrity_check: bool = True) -> "EventStore":
+        """Open an existing store for reading only: it works in a read-only directory or on
+        read-only media, and writes nothing, not even the WAL's ``-wal``/``-shm`` files.
+
+        SQLite's ``mode=ro`` is used when the store's ``-wal`` and ``-shm`` files are there
+        (another process may have it open: its committed appends are seen); when they are
+        not (no process has it open), or cannot be used, the file is opened ``immutable``,
+        which reads the file alone and creates nothing beside it.  Writing through the
+        store raises :class:`StoreError`."""
+        path = Path(path)
+        if not path.exists():
+            raise StoreError(f"no tonk store at {path}")
+        version = inspect_file(path, integrity=integrity_check)
+        if version is None:
+            raise StoreError(f"{path} is empty, not a tonk store")
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{path} has schema version {version}; open it once for writing to migrate it to {SCHEMA_VERSION}")
+        base = "file:" + quote(str(path.resolve()))
+        sides = all(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+        conn = None
+        for uri in ([base + "?mode=ro"] if sides else []) + [base + "?mode=ro&immutable=1"]:
+            try:
+                conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                error = exc
+        if conn is None:
+            raise StoreError(f"cannot open {path} for reading: {error}")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return cls(Database(conn, execute_plugins=False), path)
 
     def close(self) -> None:
         self.db.close()
