@@ -282,7 +282,7 @@ def audit_cmd(
             raise Failure("give game ids or --all, not both")
         if not all_games and not game_ids:
             raise Failure("name the games to audit, or give --all")
-        store = open_existing_store(settings(ctx).db)
+        store = open_existing_store(settings(ctx).db, read_only=True)
     try:
         with reported():
             if rules or option:

@@ -17,16 +17,16 @@ from .app import Failure, app, reported, settings
 SHORT_ID = 8
 
 
-def open_existing_store(path: str):
-    """The store at ``path`` for reading only (it may sit on read-only media); :class:`Failure`
-    if it does not exist."""
+def open_existing_store(path: str, *, read_only: bool = False):
+    """The store at ``path`` (``read_only``: for reading only, so it may sit on read-only
+    media); :class:`Failure` if it does not exist."""
     from pathlib import Path
 
     from ..storage import EventStore
 
     if not Path(path).exists():
         raise Failure(f"no tonk database at {path} (play a game first, or give --db / TONK_DB)")
-    return EventStore.open(path, create=False, read_only=True)
+    return EventStore.open(path, create=False, read_only=read_only)
 
 
 def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
@@ -92,7 +92,7 @@ def games_cmd(
 ) -> None:
     """List the recorded games: id, when, players with their net results, ruleset, hands played."""
     with reported():
-        store = open_existing_store(settings(ctx).db)
+        store = open_existing_store(settings(ctx).db, read_only=True)
         try:
             found, disagree = store.checked_games(player=player, variant=variant)
             rows = [game_row(r) for r in found]

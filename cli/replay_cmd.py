@@ -66,7 +66,7 @@ def replay_cmd(
 
     viewer = as_player if as_player is not None else AUDITOR
     with reported():
-        store = open_existing_store(settings(ctx).db)
+        store = open_existing_store(settings(ctx).db, read_only=True)
         try:
             gid = resolve_game_id(store, game_id)
             events = store.read(gid)

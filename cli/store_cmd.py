@@ -229,7 +229,7 @@ def backup_cmd(
     from .games_cmd import open_existing_store
 
     with reported():
-        store = open_existing_store(settings(ctx).db)
+        store = open_existing_store(settings(ctx).db, read_only=True)
         try:
             store.backup(dest)
             games = store.game_count()

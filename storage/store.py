@@ -131,8 +131,8 @@ class EventStore:
         version = inspect_file(path, integrity=integrity_check)
         if version is None:
             raise StoreError(f"{path} is empty, not a tonk store")
-        if version != SCHEMA_VERSION:
-            raise StoreError(f"{path} has schema version {version}; open it once for writing to migrate it to {SCHEMA_VERSION}")
+        # an older schema reads as well: every version holds the events and games tables
+
         base = "file:" + quote(str(path.resolve()))
         sides = all(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
         conn = None
