@@ -59,7 +59,8 @@ def check_natural_spread(cards: list[str]) -> SpreadShape:
 
 
 def check_natural_hit(kind: str, spread_cards: tuple[str, ...] | list[str], card: str) -> SpreadShape:
-    """The spread after hitting ``card`` on it, or raise HIT_DOES_NOT_FIT (A9.2)."""
+    """The spread after hitting ``card`` on it, or raise HIT_DOES_NOT_FIT: rule A9.2, or A8.3
+    when the card would fit only with the ace high or by wrapping (B-35)."""
     if kind == "book":
         r = RANK_OF[spread_cards[0]]
         if RANK_OF[card] != r:
@@ -75,6 +76,14 @@ def check_natural_hit(kind: str, spread_cards: tuple[str, ...] | list[str], card
             return SpreadShape("run", tuple(spread_cards) + (card,))
         if o == ORDER_OF[first] - 1:
             return SpreadShape("run", (card,) + tuple(spread_cards))
+        if (o == 1 and ORDER_OF[last] == 13) or (o == 13 and ORDER_OF[first] == 1):
+            # B-35: a card that would fit only with the ace high (an ace on J-Q-K) or by
+            # wrapping (a king below A-2-3) breaks the run rule itself (ace low, no wrap)
+            raise IllegalAction(
+                "HIT_DOES_NOT_FIT",
+                "A8.3",
+                f"{card} does not extend the run {first}-{last}: the ace is low and a run does not wrap around",
+            )
     raise IllegalAction(
         "HIT_DOES_NOT_FIT",
         "A9.2",

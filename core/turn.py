@@ -334,10 +334,10 @@ def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
 def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
     p = cmd.player
-    # _must_have_drawn(state, "discard", "A7.2") and _in_hand(state, p, cmd.card, "A7.4"),
-    # written out: a discard is half of all actions
+    # _must_have_drawn(state, "discard", "A7.4") and _in_hand(state, p, cmd.card, "A7.4"),
+    # written out: a discard is half of all actions (B-35: both cite the discard rule A7.4)
     if state.drew is None:
-        _must_have_drawn(state, "discard", "A7.2")
+        _must_have_drawn(state, "discard", "A7.4")
     hand = state.hands[p]
     if cmd.card not in hand:
         _in_hand(state, p, cmd.card, "A7.4")

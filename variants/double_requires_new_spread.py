@@ -15,8 +15,11 @@ Decisions:
 
 * Only ``tonk_out`` changes; going out by a discard (1) and every other
   ending are paid as in the base game.
-* Spreads already on the table in an explicit position were not laid in
-  this hand, so they never count.
+* Spreads already on the table in an explicit position were laid earlier
+  in this hand by their owner (spreads never carry over between hands,
+  B-23): under ``whole_hand`` they count for their owner; under
+  ``going_out_turn`` and ``final_action`` they never count (they were not
+  laid during the going-out turn).
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ def laid_new_spread(player, state, scope) -> bool:
         return bool(state.turn_spreads)
     if scope == "final_action":
         return type(state.hand_log[-1]) is SpreadLaid
-    return any(type(e) is SpreadLaid and e.player == player for e in state.hand_log)
+    if any(type(e) is SpreadLaid and e.player == player for e in state.hand_log):
+        return True
+    dealt = state.dealt  # an explicit position's table: laid earlier in this hand by its owner
+    return dealt is not None and any(s.owner == player for s in dealt.table)
 
 
 @hookimpl

@@ -26,9 +26,15 @@ Decisions:
 * Under the ``ace`` reading, "could be laid down" means a spread or hit with
   that ace is legal now under the whole ruleset (so a rule such as
   ``one-hit-per-turn`` that forbids the hit also lifts the obligation); the
-  aces checked are those left in hand at the check point.  At the start of
-  a turn nothing can be laid down yet (B-14), so the ``ace`` reading never
-  blocks a knock made before drawing.
+  aces checked are those left in hand at the check point, and whether one
+  could be laid down is judged on the hand before the discard (B-24: with
+  ``after_discard``, A♠ 2♠ 3♠ Q♦ may not discard the 3♠).
+* Under the ``ace`` reading with ``enforce_at_knock`` (B-24), a knock made
+  before drawing (when nothing may be laid down yet, B-14) is refused when
+  an ace of the hand would fit a spread formed from the hand or a hit on a
+  spread on the table (the ruleset's spread and hit checks), unless the
+  hand holds exactly three aces; a knock after drawing
+  (``knock-before-discard``) takes the same test as a discard.
 * Other players' hands are never checked (B-24).
 """
 
@@ -36,6 +42,7 @@ from __future__ import annotations
 
 from ..core.cards import RANK_OF
 from ..core.commands import Discard, Knock
+from ..core.errors import IllegalAction
 from . import OptionSpec, VariantInfo, _facts, hookimpl
 
 VARIANT = VariantInfo(
@@ -67,14 +74,38 @@ def held_spread(hand, ruleset) -> tuple[str, ...] | None:
 
 
 def layable_ace(state, checked, ruleset) -> str | None:
-    """An ace of ``checked`` that the player to act could lay down now, or ``None``."""
+    """An ace of ``checked`` that the player to act could lay down now, or ``None``.
+    Before the draw (a knock, B-24) nothing may be laid down yet: then an ace that
+    would fit a spread from the hand or a hit on the table counts."""
     aces = _aces(checked)
     if not aces or (ruleset.options["exempt_three_aces"] and len(aces) == 3):
         return None
+    fits = _facts.can_lay_down if state.drew is not None else _would_fit
     for ace in aces:
-        if _facts.can_lay_down(state, ace, ruleset):
+        if fits(state, ace, ruleset):
             return ace
     return None
+
+
+def _would_fit(state, card, ruleset) -> bool:
+    """Whether ``card`` would fit a spread formed from the hand of the player to act
+    or a hit on a spread on the table (the shape checks alone, B-24)."""
+    hand = state.hands[state.to_act]
+    for shape in ruleset.spread_candidates(hand):
+        if card in shape.cards:
+            try:
+                ruleset.check_spread(list(shape.cards), dict(shape.jokers_as))
+            except IllegalAction:
+                continue
+            return True
+    for spread in state.table.values():
+        for joker_as in ruleset.hit_options(spread, card):
+            try:
+                ruleset.check_hit(spread, card, joker_as)
+            except IllegalAction:
+                continue
+            return True
+    return False
 
 
 @hookimpl

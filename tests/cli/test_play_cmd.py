@@ -40,7 +40,7 @@ def test_illegal_and_unreadable_input_is_explained_and_play_goes_on(tonk):
     result = tonk("play", "--bot", "random", "--seed", "2", "--hands", "2", input="x KD\nzz\ns 2H\nx ZZ\n9999\n?\nt\n" + "k\n" * 10)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "illegal (MUST_DRAW_FIRST, rule A7.2): draw a card before you discard" in out
+    assert "illegal (MUST_DRAW_FIRST, rule A7.4): draw a card before you discard" in out
     assert "not understood: unknown command 'zz'" in out
     assert "a spread names at least three cards" in out
     assert "unknown card 'ZZ'" in out
