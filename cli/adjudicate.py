@@ -10,7 +10,7 @@ import typer
 # the engine (tonk.core.adjudication, handrecord, the variant registry) is imported
 # when the command runs, not when the app starts
 from .app import app, fail, reported
-from .render import card, cards, console, err_console, ledger_lines, print_json
+from .render import card, cards, console, err_console, ledger_lines
 
 
 def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
@@ -85,61 +85,154 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             out.print("  [green]matches expected[/green]")
 
 
+class _Progress:
+    """``case N, P%`` on stderr, redrawn in place at most every half second; only when
+    stderr is a terminal and the file is long."""
+
+    LONG = 1_000_000  # characters
+
+    def __init__(self, size: int, source: str):
+        import sys
+
+        self.on = size >= self.LONG and sys.stderr.isatty()
+        self.size = max(size, 1)
+        self.source = source
+        self.last = 0.0
+        self.shown = False
+
+    def update(self, cases: int, pos: int) -> None:
+        import sys
+        import time
+
+        if not self.on:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.5:
+            return
+        self.last = now
+        sys.stderr.write(f"\r\x1b[K{cases} case(s) adjudicated, {100 * pos // self.size}% of {self.source!r} read")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        import sys
+
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+class _JsonCases:
+    """``{"cases": [...]}`` written one verdict at a time (the same text as one
+    ``print_json`` of the whole list)."""
+
+    def __init__(self):
+        import sys
+
+        self.out = sys.stdout
+        self.count = 0
+
+    def add(self, verdict: dict[str, Any]) -> None:
+        import json
+        import textwrap
+
+        body = textwrap.indent(json.dumps(verdict, indent=2, ensure_ascii=False), "    ")
+        self.out.write(("{\n  \"cases\": [\n" if self.count == 0 else ",\n") + body)
+        self.out.flush()
+        self.count += 1
+
+    def close(self) -> None:
+        self.out.write("{\n  \"cases\": []\n}\n" if self.count == 0 else "\n  ]\n}\n")
+        self.out.flush()
+
+
 @app.command("adjudicate")
 def adjudicate_cmd(
     file: Path = typer.Argument(..., help="A hand-record JSON file: one case, or {\"cases\": [...]}"),
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
-    check: bool = typer.Option(False, "--check", help="Compare each case with its expected block; exit 1 on any difference."),
+    check: bool = typer.Option(
+        False, "--check", help="Compare each case with its expected block; exit 1 on any difference, or when no case could be checked (all skipped)."
+    ),
     case: list[str] = typer.Option([], "--case", "-c", help="Only the case(s) with this id."),
     variant_file: list[Path] = typer.Option(
         [], "--variant-file", help="Load a one-off variant (house rule) from this Python file; repeatable."
     ),
 ) -> None:
-    """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
+    """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger.
+
+    Cases are read and judged one at a time: each verdict is printed as it is made."""
     from ..core.adjudication import adjudicate, compare
-    from ..core.handrecord import load_records
+    from ..core.errors import HandRecordError
+    from ..core.handrecord import stream_records
     from ..variants.registry import default_registry
 
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else None
-        raws = load_records(file)
-    if case:
-        wanted = set(case)
-        raws = [r for r in raws if isinstance(r, dict) and r.get("id") in wanted]
-        if not raws:
-            raise fail(f"{file}: no case with id {', '.join(case)}")
-    verdicts = []
-    failures = 0
-    errors = 0
-    for i, raw in enumerate(raws):
-        v = adjudicate(raw, i, registry=registry)
+        stream = stream_records(file)
+    wanted = set(case)
+    progress = _Progress(stream.size, str(file))
+    json_doc = _JsonCases() if json_out else None
+    n_cases = n_ok = n_skip = failures = errors = 0
+    broken: str | None = None
+    cases = iter(stream)
+    index = -1
+    while True:
+        try:
+            item = next(cases, None)
+        except HandRecordError as exc:
+            broken = str(exc)
+            break
+        if item is None:
+            break
+        raw, pos = item
+        index += 1
+        if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
+            progress.update(n_cases, pos)
+            continue
+        v = adjudicate(raw, index, registry=registry)
+        n_cases += 1
         diffs = None
-        if check and v["status"] == "ok":
-            diffs = compare(v, raw)
-            v["check"] = {"ok": not diffs, "differences": diffs}
-            failures += bool(diffs)
-        if v["status"] == "error":
+        if v["status"] == "ok":
+            n_ok += 1
+            if check:
+                diffs = compare(v, raw)
+                v["check"] = {"ok": not diffs, "differences": diffs}
+                failures += bool(diffs)
+        elif v["status"] == "skipped":
+            n_skip += 1
+        else:
             errors += 1
-        verdicts.append((v, raw, diffs))
-    if json_out:
-        print_json({"cases": [v for v, _, _ in verdicts]})
-    else:
-        for v, raw, diffs in verdicts:
-            if v["status"] == "error":
-                err_console().print(f"error: {v['message']}", markup=False)
-                continue
+        progress.clear()
+        if json_doc is not None:
+            json_doc.add(v)
+            for d in diffs or []:
+                err_console().print(f"{v['id']}: {d}", markup=False, soft_wrap=True)
+        elif v["status"] == "error":
+            err_console().print(f"error: {v['message']}", markup=False, soft_wrap=True)
+        else:
             _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
-        n_ok = sum(1 for v, _, _ in verdicts if v["status"] == "ok")
-        n_skip = sum(1 for v, _, _ in verdicts if v["status"] == "skipped")
-        summary = f"\n{len(verdicts)} case(s): {n_ok} adjudicated, {n_skip} skipped, {errors} malformed"
+        raw = item = v = None  # hold no more than the case in hand
+        progress.update(n_cases, pos)
+    progress.clear()
+    if json_doc is not None:
+        json_doc.close()
+    if broken is not None:
+        raise fail(broken)
+    if wanted and n_cases == 0:
+        raise fail(f"{file}: no case with id {', '.join(case)}")
+    if not json_out:
+        summary = f"\n{n_cases} case(s): {n_ok} adjudicated, {n_skip} skipped, {errors} malformed"
         if check:
             summary += f"; {n_ok - failures} match expected, {failures} differ"
         console().print(summary)
     if errors:
         raise typer.Exit(2)
+    if check and n_ok == 0:
+        what = f"all {n_skip} case(s) were skipped" if n_skip else "the file holds no case"
+        err_console().print(f"check failed: nothing was checked ({what})", markup=False, soft_wrap=True)
+        raise typer.Exit(1)
+    if check and n_skip:
+        err_console().print(f"note: {n_skip} of {n_cases} case(s) skipped, not checked", markup=False, soft_wrap=True)
     if failures:
-        if json_out:
-            for v, _, diffs in verdicts:
-                for d in diffs or []:
-                    err_console().print(f"{v['id']}: {d}", markup=False)
         raise typer.Exit(1)

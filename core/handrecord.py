@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .cards import CardError, parse_card
 from .errors import HandRecordError
+from .names import BadName, check_name
+from .safe_json import UnsafeJSON, decode_at, line_of, skip_space
 
 ACTIONS = ("knock", "draw_stock", "draw_discard", "spread", "hit", "discard")
 _ACTION_FIELDS = {
@@ -79,48 +81,154 @@ class _Ctx:
         except CardError as exc:
             raise self.err(where, str(exc)) from None
 
+    def name(self, value: Any, where: str, what: str) -> str:
+        try:
+            return check_name(value, what)
+        except BadName as exc:
+            raise self.err(where, str(exc)) from None
+
     def cards(self, value: Any, where: str) -> list[str]:
         if not isinstance(value, list):
             raise self.err(where, f"expected a list of cards, found {type(value).__name__}")
         return [self.card(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
-def load_records(path: str | Path) -> list[dict[str, Any] | HandRecordError]:
-    """Read a hand-record file: a list of raw case objects.
+def load_records(path: str | Path) -> list[dict[str, Any]]:
+    """Read a whole hand-record file: a list of raw case objects (see :func:`stream_records`)."""
+    return [raw for raw, _ in stream_records(path)]
 
-    A file that is not readable or not JSON raises :class:`HandRecordError`.
-    """
+
+def read_text(path: str | Path) -> str:
+    """The text of a hand-record file, or :class:`HandRecordError` naming it."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise HandRecordError(f"{p}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise HandRecordError(f"{p}: cannot be read ({exc})") from None
-    return records_from_text(text, str(p))
+
+
+def stream_records(path: str | Path) -> "RecordStream":
+    """The raw case objects of a hand-record file, one at a time (see :class:`RecordStream`)."""
+    return RecordStream(read_text(path), str(Path(path)))
 
 
 def records_from_text(text: str, source: str = "<input>") -> list[dict[str, Any]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HandRecordError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    if isinstance(data, dict) and "cases" in data:
-        cases = data["cases"]
-        if not isinstance(cases, list):
-            raise HandRecordError(f"{source}: \"cases\" must be a list of hand records")
-        return cases
-    if isinstance(data, dict):
-        return [data]
-    if isinstance(data, list):
-        return data
-    raise HandRecordError(f"{source}: expected a hand record object or {{\"cases\": [...]}}")
+    return [raw for raw, _ in RecordStream(text, source)]
+
+
+class RecordStream:
+    """The cases of a hand-record text, decoded one at a time: iterating yields
+    ``(raw_case, end_offset)`` (``len(text)`` is the whole), so a file of many cases
+    is never held as one tree of objects.  A text that is not JSON, or JSON outside the
+    limits of :mod:`tonk.core.safe_json` (deep nesting, huge integers, NaN), raises
+    :class:`HandRecordError` naming the source, the line and, inside ``cases``, the case."""
+
+    def __init__(self, text: str, source: str = "<input>"):
+        self.text = text
+        self.source = source
+        self.size = len(text)
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        text = self.text
+        pos = skip_space(text, 0)
+        if text.startswith("{", pos):
+            yield from self._object(pos)
+            return
+        if text.startswith("[", pos):
+            yield from self._array(pos, "the list")
+            self._end(skip_space(text, self._after_array))
+            return
+        value, end = self._decode(pos, "")
+        self._end(skip_space(text, end))
+        raise HandRecordError(f"{self.source}: expected a hand record object or {{\"cases\": [...]}}")
+
+    # --- the pieces --------------------------------------------------------------------------
+    def _error(self, pos: int, what: str, where: str = "") -> HandRecordError:
+        return HandRecordError(f"{self.source}: line {line_of(self.text, pos)}: {where}{what}")
+
+    def _decode(self, pos: int, where: str) -> tuple[Any, int]:
+        try:
+            return decode_at(self.text, pos)
+        except json.JSONDecodeError as exc:
+            raise self._not_json(exc) from None
+        except UnsafeJSON as exc:
+            raise self._error(pos if exc.pos is None else exc.pos, exc.message, where) from None
+
+    def _not_json(self, exc: json.JSONDecodeError) -> HandRecordError:
+        return HandRecordError(f"{self.source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")
+
+    def _expect(self, pos: int, chars: str, msg: str) -> int:
+        if pos >= len(self.text) or self.text[pos] not in chars:
+            raise self._not_json(json.JSONDecodeError(msg, self.text, pos))
+        return pos
+
+    def _end(self, pos: int) -> None:
+        if pos != len(self.text):
+            raise self._not_json(json.JSONDecodeError("Extra data", self.text, pos))
+
+    def _array(self, pos: int, what: str) -> Iterator[tuple[Any, int]]:
+        """The elements of the array at ``pos``, one at a time; sets ``_after_array``."""
+        text = self.text
+        pos = skip_space(text, pos + 1)
+        index = 0
+        if text.startswith("]", pos):
+            self._after_array = pos + 1
+            return
+        while True:
+            value, end = self._decode(pos, f"case #{index + 1} of {what}: ")
+            yield value, end
+            index += 1
+            pos = self._expect(skip_space(text, end), ",]", "Expecting ',' delimiter")
+            if text[pos] == "]":
+                self._after_array = pos + 1
+                return
+            pos = skip_space(text, pos + 1)
+
+    def _object(self, pos: int) -> Iterator[tuple[Any, int]]:
+        """A top-level object: its ``cases`` array streamed, or the object itself as one case."""
+        text = self.text
+        whole: dict[str, Any] = {}
+        streamed = False
+        pos = skip_space(text, pos + 1)
+        if not text.startswith("}", pos):
+            while True:
+                self._expect(pos, '"', "Expecting property name enclosed in double quotes")
+                key, pos = self._decode(pos, "")
+                pos = self._expect(skip_space(text, pos), ":", "Expecting ':' delimiter")
+                pos = skip_space(text, pos + 1)
+                if key == "cases" and not streamed:
+                    if not text.startswith("[", pos):
+                        raise HandRecordError(f"{self.source}: \"cases\" must be a list of hand records")
+                    streamed = True
+                    yield from self._array(pos, '"cases"')
+                    end = self._after_array
+                else:
+                    whole[key], end = self._decode(pos, "")
+                pos = self._expect(skip_space(text, end), ",}", "Expecting ',' delimiter")
+                if text[pos] == "}":
+                    break
+                pos = skip_space(text, pos + 1)
+        self._end(skip_space(text, pos + 1))
+        if not streamed:
+            yield whole, len(text)
 
 
 def case_id_of(raw: Any, index: int) -> str:
+    """The case's ``id`` when it is a valid name (:mod:`tonk.core.names`), else ``#<n>``."""
     if isinstance(raw, dict) and isinstance(raw.get("id"), str) and raw["id"]:
-        return raw["id"]
+        if check_id_problem(raw["id"]) is None:
+            return raw["id"]
     return f"#{index + 1}"
+
+
+def check_id_problem(value: Any) -> str | None:
+    try:
+        check_name(value, "case id")
+    except BadName as exc:
+        return str(exc)
+    return None
 
 
 def parse_record(raw: Any, index: int = 0) -> HandRecord:
@@ -129,9 +237,15 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
     ctx = _Ctx(cid)
     if not isinstance(raw, dict):
         raise ctx.err("case", "a hand record must be a JSON object")
+    if "id" in raw:
+        problem = check_id_problem(raw["id"])
+        if problem is not None:
+            raise ctx.err("id", problem)
     players = raw.get("players")
     if not isinstance(players, list) or not players or not all(isinstance(p, str) and p for p in players):
         raise ctx.err("players", "must be a non-empty list of player names")
+    for i, p in enumerate(players):
+        ctx.name(p, f"players[{i}]", "player name")
     if len(set(players)) != len(players):
         raise ctx.err("players", "a player is listed twice")
     if len(players) < 2:
@@ -187,6 +301,7 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
             sid, owner = s.get("id"), s.get("owner")
             if not isinstance(sid, str) or not sid:
                 raise ctx.err(f"{where}.id", "missing")
+            ctx.name(sid, f"{where}.id", "spread id")
             if sid in seen_ids:
                 raise ctx.err(f"{where}.id", f"spread id {sid!r} is used twice")
             seen_ids.add(sid)
@@ -235,6 +350,8 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
     seq = a.get("seq", i + 1)
     if isinstance(seq, bool) or not isinstance(seq, int):
         raise ctx.err(f"{where}.seq", f"must be a whole number, not {seq!r}")
+    if seq != i + 1:
+        raise ctx.err(f"{where}.seq", f"is {seq}; actions are numbered 1, 2, 3, ... in order, so this one is {i + 1}")
     action = a.get("action")
     if action not in ACTIONS:
         raise ctx.err(f"{where}.action", f"unknown action {action!r} (one of {', '.join(ACTIONS)})")
@@ -258,6 +375,7 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
             raise ctx.err(f"{where}.card", "missing")
         if not isinstance(a.get("target"), str):
             raise ctx.err(f"{where}.target", "missing (the id of the spread hit)")
+        ctx.name(a["target"], f"{where}.target", "spread id")
         fields["card"] = ctx.card(a["card"], f"{where}.card")
         fields["target"] = a["target"]
         if a.get("joker_as") is not None:
@@ -269,4 +387,6 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
     expect = a.get("expect")
     if expect is not None and not isinstance(expect, dict):
         raise ctx.err(f"{where}.expect", "must be an object")
+    if expect is not None and "legal" in expect and not isinstance(expect["legal"], bool):
+        raise ctx.err(f"{where}.expect.legal", f"must be true or false, not {expect['legal']!r}")
     return RecordedAction(seq, player, action, fields, expect)

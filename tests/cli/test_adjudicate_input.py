@@ -1,0 +1,205 @@
+"""`tonk adjudicate` on hostile or unusual files: refused cleanly (one `error:` line, exit 2),
+a check that checked nothing fails, verdicts stream out case by case, progress on a terminal."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tonk.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "disputed-hands.json"
+DOC = json.loads(EXAMPLES.read_text())
+runner = CliRunner()
+
+
+def _write(tmp_path: Path, text: str, name: str = "cases.json") -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def _with_case(mutate) -> dict:
+    doc = copy.deepcopy(DOC)
+    mutate(doc["cases"][1])
+    return doc
+
+
+# --- JSON outside sane limits -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ('{"cases": [' + "[" * 100_000 + "]" * 100_000 + "]}", ["line 1", "nesting deeper than 64 levels"]),
+        ('{"cases": [{"id": "A", "x": ' + "[" * 70 + "]" * 70 + "}]}", ["case #1", "nesting deeper than 64 levels"]),
+        ('{"cases": [\n{"id": "A", "seq": ' + "9" * 5000 + "}]}", ["line 2", "an integer of 5000 digits"]),
+        ('{"cases": [\n\n{"id": "A", "n": NaN}]}', ["line 3", "NaN is not a JSON number"]),
+        ('{"id": "A", "n": -Infinity}', ["-Infinity is not a JSON number"]),
+        ('{"id": "A", "n": 1e999}', ["out of range"]),
+        ("[" * 5000 + "]" * 5000, ["nesting deeper than 64 levels"]),
+    ],
+)
+def test_json_outside_the_limits_is_one_error_line_naming_the_file(tmp_path, clean_failure, text, names):
+    path = _write(tmp_path, text)
+    for extra in ([], ["--json"], ["--check"]):
+        result = runner.invoke(app, ["adjudicate", str(path), *extra])
+        clean_failure(result, 2, str(path))
+        for n in names:
+            assert n in result.stderr, result.stderr
+
+
+# --- seq and expect.legal ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "seqs, bad",
+    [([1, 2, 2, 4], "actions[2].seq: is 2"), ([0, 1, 2, 3], "actions[0].seq: is 0"), ([-1, 2, 3, 4], "actions[0].seq: is -1"), ([2, 1, 3, 4], "actions[0].seq: is 2")],
+)
+def test_seq_must_count_1_2_3_in_order(tmp_path, seqs, bad):
+    def mutate(case):
+        for a, s in zip(case["actions"], seqs):
+            a["seq"] = s
+
+    path = _write(tmp_path, json.dumps(_with_case(mutate)))
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 2
+    assert f"error: case D2: {bad}" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, "true"])
+def test_expect_legal_must_be_a_boolean(tmp_path, value):
+    def mutate(case):
+        case["actions"][0]["expect"]["legal"] = value
+
+    path = _write(tmp_path, json.dumps(_with_case(mutate)))
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 2
+    assert "error: case D2: actions[0].expect.legal: must be true or false" in result.stderr
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "mutate, where",
+    [
+        (lambda c: c["players"].__setitem__(0, "P\x1b[31m1"), "players[0]: player name 'P\\x1b[31m1' contains the non-printable character U+001B"),
+        (lambda c: c["players"].__setitem__(0, " P1"), "players[0]: player name ' P1' starts or ends with whitespace"),
+        (lambda c: c["players"].__setitem__(0, "P" * 41), "players[0]: player name"),
+        (lambda c: c.__setitem__("id", "D2\rverdict: clean"), "id: case id 'D2\\rverdict: clean' contains the non-printable character U+000D"),
+    ],
+)
+def test_names_in_a_hand_record_follow_the_one_rule(tmp_path, mutate, where):
+    path = _write(tmp_path, json.dumps(_with_case(mutate)))
+    result = runner.invoke(app, ["adjudicate", str(path)])
+    assert result.exit_code == 2
+    line = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")][0]
+    assert where in line, line
+    assert "\x1b" not in result.stderr and "\r" not in result.stderr
+
+
+# --- a check that checked nothing ----------------------------------------------------------------
+
+
+def _skipped(case):
+    case["ruleset"]["variants"] = ["no-such-house-rule"]
+
+
+def test_check_with_every_case_skipped_fails(tmp_path):
+    doc = copy.deepcopy(DOC)
+    for c in doc["cases"]:
+        _skipped(c)
+    path = _write(tmp_path, json.dumps(doc))
+    for extra in ([], ["--json"]):
+        result = runner.invoke(app, ["adjudicate", str(path), "--check", *extra])
+        assert result.exit_code == 1, result.output
+        assert "nothing was checked (all 2 case(s) were skipped)" in result.stderr
+    # without --check nothing was claimed, so nothing fails
+    assert runner.invoke(app, ["adjudicate", str(path)]).exit_code == 0
+
+
+def test_check_of_an_empty_file_fails(tmp_path):
+    path = _write(tmp_path, '{"cases": []}')
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 1
+    assert "nothing was checked (the file holds no case)" in result.stderr
+
+
+def test_check_with_some_cases_skipped_says_so(tmp_path):
+    doc = _with_case(_skipped)
+    path = _write(tmp_path, json.dumps(doc))
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 0
+    assert "1 of 2 case(s) skipped, not checked" in result.stderr
+
+
+# --- streaming -----------------------------------------------------------------------------------
+
+
+def test_verdicts_before_a_broken_case_are_printed(tmp_path):
+    text = json.dumps(DOC)
+    cut = text.index('{"id": "D2"')
+    path = _write(tmp_path, text[:cut] + '{"id": "D2", "x": NaN}]}')
+    result = runner.invoke(app, ["adjudicate", str(path)])
+    assert result.exit_code == 2
+    assert "D1" in result.stdout and "end: knock" in result.stdout  # D1 was judged and shown
+    assert "case #2" in result.stderr and "NaN" in result.stderr
+    result = runner.invoke(app, ["adjudicate", str(path), "--json"])
+    assert result.exit_code == 2
+    assert [c["id"] for c in json.loads(result.stdout)["cases"]] == ["D1"]
+
+
+def test_json_output_is_one_document_equal_to_the_whole_list(tmp_path):
+    many = copy.deepcopy(DOC)
+    many["cases"] = [dict(c, id=f"{c['id']}-{i}") for i in range(3) for c in DOC["cases"]]
+    path = _write(tmp_path, json.dumps(many))
+    result = runner.invoke(app, ["adjudicate", str(path), "--json", "--check"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [c["id"] for c in data["cases"]] == [c["id"] for c in many["cases"]]
+    assert result.stdout == json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    empty = _write(tmp_path, '{"cases": []}', "empty.json")
+    assert json.loads(runner.invoke(app, ["adjudicate", str(empty), "--json"]).stdout) == {"cases": []}
+
+
+def _big_file(tmp_path: Path) -> Path:
+    many = copy.deepcopy(DOC)
+    many["cases"] = [dict(c, id=f"{c['id']}-{i}") for i in range(300) for c in DOC["cases"]]
+    path = _write(tmp_path, json.dumps(many), "big.json")
+    assert path.stat().st_size > 1_000_000
+    return path
+
+
+def test_progress_on_a_terminal_only(tmp_path):
+    path = _big_file(tmp_path)
+    cmd = [str(Path(sys.executable).with_name("tonk")), "adjudicate", str(path), "--check", "--json"]
+    plain = subprocess.run(cmd, capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr
+    assert len(json.loads(plain.stdout)["cases"]) == 600
+    assert plain.stderr == ""  # stderr is not a terminal: no progress
+    leader, follower = pty.openpty()
+    with open(os.devnull, "w") as devnull:
+        proc = subprocess.Popen(cmd, stdout=devnull, stderr=follower)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert proc.wait() == 0
+    assert b"case(s) adjudicated" in seen and b"% of" in seen
