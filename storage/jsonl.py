@@ -31,6 +31,8 @@ import msgspec
 
 from ..core.errors import TonkError
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
+from ..core.names import BadName, check_game_id, check_name
+from ..core.safe_json import UnsafeJSON, check_depth_bytes
 from .chain import GENESIS, link_break
 from .codec import Decoder, first_event
 from .errors import ImportRefused, StoreError, UnknownGame
@@ -222,6 +224,7 @@ def _check_header(source: str, raw: bytes) -> Header:
 def _parse_line(source: str, n: int, raw: bytes) -> Record:
     if not raw.strip():
         raise ImportRefused(source, n, "empty line")
+    _within_limits(source, n, raw)
     try:
         line = _line_decoder.decode(raw)
     except msgspec.ValidationError as exc:
@@ -232,11 +235,30 @@ def _parse_line(source: str, n: int, raw: bytes) -> Record:
         raise ImportRefused(source, n, f"unknown event type {line.type!r}")
     if not line.game_id:
         raise ImportRefused(source, n, "empty game_id")
+    _valid_names(source, n, line.game_id)
     try:
         datetime.fromisoformat(line.recorded_at)
     except ValueError:
         raise ImportRefused(source, n, f"recorded_at {line.recorded_at!r} is not an ISO 8601 time") from None
     return line
+
+
+def _within_limits(source: str, n: int, raw: bytes) -> None:
+    """The line's JSON nests no deeper than the shared limit (tonk.core.safe_json)."""
+    try:
+        check_depth_bytes(raw)
+    except UnsafeJSON as exc:
+        raise ImportRefused(source, n, exc.message) from None
+
+
+def _valid_names(source: str, n: int, game_id: str, players: tuple[str, ...] = ()) -> None:
+    """The game id has the engine's format and every player name the one name rule (tonk.core.names)."""
+    try:
+        check_game_id(game_id)
+        for p in players:
+            check_name(p, "player name")
+    except BadName as exc:
+        raise ImportRefused(source, n, str(exc)) from None
 
 
 def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
@@ -265,6 +287,7 @@ def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
     if want == 1:
         if not isinstance(event, GameStarted) or event.game_id != gid:
             raise ImportRefused(source, n, f"game {gid} must start with its own game_started")
+        _valid_names(source, n, gid, event.players)
     elif isinstance(event, GameStarted):
         raise ImportRefused(source, n, f"a second game_started in game {gid}")
     elif game.records and game.records[-1].type == "game_ended":
