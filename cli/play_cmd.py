@@ -330,7 +330,7 @@ def play_cmd(
     stake: Optional[int] = typer.Option(None, "--stake", min=1, metavar="N", help="The base stake (option base_stake)."),
     variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant) to play with; repeatable."),
     option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option NAME=VALUE; repeatable."),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
+    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for the cut, the shuffles and the bots: a replayable session, NOT secret (anyone who knows or guesses the seed knows every deck). Without it the deal is drawn from the OS's secure random source and its seed recorded only when the game ends."),
     hands: int = typer.Option(1, "--hands", "-n", min=1, metavar="N", help="How many hands to play."),
     max_turns: Optional[int] = typer.Option(
         None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
@@ -393,7 +393,9 @@ def play_cmd(
 
 
 def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any], list[str]]:
-    seats = [human]
+    from ..core.names import check_name
+
+    seats = [check_name(human, "--seat")]
     bots: dict[str, Any] = {}
     notes: list[str] = []
     kinds_seen: dict[str, int] = {}
@@ -406,6 +408,7 @@ def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[li
         name, kind = name.strip(), kind.strip()
         if not name or not kind:
             raise Failure(f"--bot takes a bot kind or SEAT=KIND, not {spec!r}")
+        check_name(name, "--bot seat name")
         if name in seats:
             raise Failure(f"two seats are named {name!r}; name bots with --bot SEAT=KIND")
         bot, note = make_bot(kind, points)

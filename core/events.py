@@ -150,11 +150,18 @@ class HandEnded(_Event, tag="hand_ended"):
     outcome: str | None = None
 
 
-class GameEnded(_Event, tag="game_ended"):
-    """The host closed the game; ``net`` is each player's running total in stake units."""
+class GameEnded(_Event, tag="game_ended", omit_defaults=True):
+    """The host closed the game; ``net`` is each player's running total in stake units.
+
+    ``seed`` (decimal text) is the secret seed the engine drew for a game started
+    without one (the cut and every deck follow from it), revealed only now that the
+    game is over; empty for a seeded game.  Fields at their default are left out of
+    the canonical bytes (``net`` is never empty), so a game_ended without a seed
+    encodes exactly as in format 1."""
 
     reason: str
     net: dict[str, int] = {}
+    seed: str = ""
 
 
 Event = Union[

@@ -16,6 +16,7 @@ rebuilds one from recorded events without consulting any rule.
 from __future__ import annotations
 
 import random
+import secrets
 import uuid
 from typing import Any, Iterable, Sequence
 
@@ -24,6 +25,7 @@ from .cards import ORDER_OF, parse_card, parse_cards
 from .dealing import commitment, cut_for_dealer
 from .turn import decide
 from .errors import SetupError
+from .names import check_name
 from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, SpreadFacts
 from .legal import legal_actions
 from .ruleset import Ruleset
@@ -33,11 +35,13 @@ from .state import State, conservation_problem, evolve, fold
 class Game:
     """A game: seats, the pinned ruleset, the events so far and the state they fold to."""
 
-    def __init__(self, ruleset: Ruleset, events: Iterable[Event] = (), *, seed: int | None = None):
+    def __init__(self, ruleset: Ruleset, events: Iterable[Event] = (), *, seed: int | None = None, secret_seed: bool = False):
         self.ruleset = ruleset
         self.events: list[Event] = []
         self.state = State()
         self._rng = random.Random(seed)
+        self._seed = seed
+        self._secret_seed = secret_seed
         for e in events:
             self._apply(e)
 
@@ -54,24 +58,34 @@ class Game:
         seed: int | None = None,
         game_id: str | None = None,
     ) -> "Game":
-        """Start a game.  Without ``dealer`` the first dealer is chosen by a cut (A3.1)."""
+        """Start a game.  Without ``dealer`` the first dealer is chosen by a cut (A3.1).
+
+        Without ``seed`` the game is secret: its seed is drawn from the operating
+        system's CSPRNG (:mod:`secrets`), the cut and every deck follow from it, the id
+        is a random UUID, and the seed is recorded only in ``game_ended``.  With
+        ``seed`` the game is reproducible (its id derives from the seed) and not secret:
+        whoever knows or can guess the seed knows every deck."""
         ruleset = ruleset or Ruleset(variants, options)
         players = tuple(players)
         if len(set(players)) != len(players):
             raise SetupError("each seat needs a different player name")
-        if any(not p or not isinstance(p, str) for p in players):
-            raise SetupError("player names must be non-empty text")
+        for p in players:
+            check_name(p, "player name")
         lo, hi = ruleset.player_range
         if not lo <= len(players) <= hi:
             raise SetupError(f"this ruleset seats {lo} to {hi} players, not {len(players)} (more need variant more-players)")
+        secret = seed is None
+        if secret:
+            seed = secrets.randbits(128)
+            game_id = game_id or str(uuid.uuid4())
         cut: tuple = ()
         if dealer is None:
-            dealer, cut = cut_for_dealer(players, ruleset.deck, seed if seed is not None else 0, ORDER_OF)
+            dealer, cut = cut_for_dealer(players, ruleset.deck, seed, ORDER_OF)
         elif dealer not in players:
             raise SetupError(f"dealer {dealer!r} is not one of the players")
         if game_id is None:
-            game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128))) if seed is not None else str(uuid.uuid4())
-        game = cls(ruleset, seed=seed)
+            game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128)))
+        game = cls(ruleset, seed=seed, secret_seed=secret)
         game._apply(GameStarted(game_id=game_id, players=players, dealer=dealer, ruleset=ruleset.spec, cut=cut))
         return game
 
@@ -124,6 +138,7 @@ class Game:
         g.events = []
         g.state = State()
         g._rng = random.Random()
+        g._seed, g._secret_seed = None, False
         for e in events:
             g._apply(e)
         return g
@@ -185,7 +200,8 @@ class Game:
     def end(self, reason: str = "closed") -> GameEnded:
         if self.state.in_hand:
             raise SetupError("a hand is in play; finish it before ending the game")
-        ev = GameEnded(reason=reason, net=dict(self.state.net))
+        # a secret game's seed is revealed now that it is over (never while it is live)
+        ev = GameEnded(reason=reason, net=dict(self.state.net), seed=str(self._seed) if self._secret_seed else "")
         self._apply(ev)
         return ev
 

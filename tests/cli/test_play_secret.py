@@ -1,0 +1,64 @@
+"""``tonk play``: names checked where they enter; an unseeded game is secret until it ends."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tonk.core.events import GameEnded, GameStarted, HandDealt, encode
+from tonk.storage import EventStore
+
+
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["--seat", "ann\x1b[31m"], "--seat 'ann\\x1b[31m' contains the non-printable character U+001B"),
+        (["--seat", "ann\rverdict: clean"], "U+000D"),
+        (["--seat", " ann"], "starts or ends with whitespace"),
+        (["--seat", "a" * 41], "at most 40"),
+        (["--bot", "bo\x07b=random"], "--bot seat name 'bo\\x07b' contains"),
+    ],
+)
+def test_bad_names_are_refused_before_anything_is_stored(tonk, db, clean_failure, args, why):
+    result = tonk("play", *args, input="k\n")
+    clean_failure(result, 2, why)
+    assert "\x1b" not in result.stderr and "\r" not in result.stderr
+    if db.exists():
+        with EventStore.open(db) as store:
+            assert store.game_ids() == []
+
+
+def test_an_unseeded_game_keeps_its_seed_until_it_ends(tonk, db):
+    result = tonk("play", "--bot", "random", "--hands", "2", input="k\n" * 20)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    gid = re.search(r"recorded as game (\S+)", result.stdout).group(1)
+    with EventStore.open(db) as store:
+        events = store.read(gid)
+    started, ended = events[0], events[-1]
+    assert isinstance(started, GameStarted) and isinstance(ended, GameEnded)
+    seed = ended.seed
+    assert seed.isdigit() and len(seed) > 20  # a 128-bit secret, not a small guessable number
+    # nothing recorded before the end names it
+    assert all(seed not in encode(e).decode() for e in events[:-1])
+    # and it is the seed of the game: it reproduces the cut and the first deck
+    from tonk.core import Game, Ruleset
+
+    again = Game.new(list(started.players), ruleset=Ruleset(started.ruleset.variants, started.ruleset.options), seed=int(seed), game_id=gid)
+    assert again.events[0].cut == started.cut and again.events[0].dealer == started.dealer
+    first_deck = next(e.deck for e in events if isinstance(e, HandDealt))
+    again.deal()
+    assert again.state.dealt.deck == first_deck
+
+
+def test_the_human_does_not_always_play_first_without_a_seed(tonk):
+    first = set()
+    for _ in range(20):  # all 20 with one dealer by chance: 1 in 500,000
+        out = tonk("play", "--bot", "random", input="q\n").stdout
+        first.add(re.search(r"dealer (\w+)", out).group(1))
+    assert len(first) == 2
+
+
+def test_seed_help_says_a_seeded_game_is_not_secret(tonk):
+    out = tonk("play", "--help").stdout
+    assert "NOT secret" in re.sub(r"\s+", " ", out.replace("│", " "))
