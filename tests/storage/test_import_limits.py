@@ -21,11 +21,13 @@ UUID = "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
 
 
 def _lines(game_id: str, players=("ann", "bob", "cy")) -> list[bytes]:
-    """A valid export of a short game (a chain that checks), with this id and these names."""
-    g = Game.new(list(players), seed=3, dealer=players[-1], game_id=game_id)
+    """A valid export of a short game (a chain that checks), with this id and, in its
+    game_started, these names (the engine itself refuses to start a game with bad names)."""
+    g = Game.new(["ann", "bob", "cy"], seed=3, dealer="cy", game_id=game_id if game_id == UUID else None)
     g.deal()
+    events = [msgspec.structs.replace(g.events[0], game_id=game_id, players=tuple(players))] + g.events[1:]
     out, prev = [], GENESIS
-    for seq, e in enumerate(g.events, 1):
+    for seq, e in enumerate(events, 1):
         payload = encode(e)
         h = link_hash(prev, payload)
         rec = {"game_id": game_id, "seq": seq, "type": e.__struct_config__.tag, "recorded_at": "2026-11-30T00:00:00Z",

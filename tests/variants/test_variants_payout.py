@@ -37,7 +37,7 @@ def _going_out(variants, actions, hand, stock, want, **options):
         ("going_out_turn", _spread_then_hits, "9D 10D JD 8S", "QC", DOUBLE),
         ("final_action", _spread_then_hits, "9D 10D JD 8S", "QC", SINGLE),
         ("final_action", _hits_then_spread, "9D 10D JD 8S", "QC", DOUBLE),
-        ("whole_hand", _hits_only, "8S QC", "2H", SINGLE),  # S1 was on the table before this hand's play
+        ("whole_hand", _hits_only, "8S QC", "2H", DOUBLE),  # S1 on the explicit table is P1's, laid earlier in this hand (B-23)
         ("whole_hand", _spread_then_hits, "9D 10D JD 8S", "QC", DOUBLE),
     ],
 )
