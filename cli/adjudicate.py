@@ -168,8 +168,9 @@ def adjudicate_cmd(
     from ..variants.registry import default_registry
 
     with reported():
-        registry = default_registry().with_files(variant_file) if variant_file else None
+        registry = default_registry().with_files(variant_file) if variant_file else default_registry()
         stream = stream_records(file)
+    rulesets: dict = {}  # one built ruleset per (variants, options) of the file
     wanted = set(case)
     progress = _Progress(stream.size, str(file))
     json_doc = _JsonCases() if json_out else None
@@ -190,7 +191,7 @@ def adjudicate_cmd(
         if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
             progress.update(n_cases, pos)
             continue
-        v = adjudicate(raw, index, registry=registry)
+        v = adjudicate(raw, index, registry=registry, rulesets=rulesets)
         n_cases += 1
         diffs = None
         if v["status"] == "ok":

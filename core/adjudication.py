@@ -11,6 +11,7 @@ verdict: per-action results and the ``deal``, ``end``, ``final_hands``,
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -157,15 +158,19 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     return out
 
 
-def adjudicate(raw: Any, index: int = 0, *, registry=None) -> dict[str, Any]:
-    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or ``error``."""
+def adjudicate(raw: Any, index: int = 0, *, registry=None, rulesets: dict | None = None) -> dict[str, Any]:
+    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or ``error``.
+
+    ``rulesets``: a dict the caller keeps across the cases of one file (with one
+    ``registry``), so that cases under the same variants and options share one built
+    ruleset (building one costs more than judging a case)."""
     cid = case_id_of(raw, index)
     try:
         rec = parse_record(raw, index)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
     try:
-        ruleset = Ruleset(rec.variants, rec.options, registry=registry)
+        ruleset = _ruleset(rec, registry, rulesets)
     except UnknownVariant as exc:
         return {"id": cid, "status": "skipped", "reason": f"variant {exc.name!r} is not installed"}
     except RulesetError as exc:
@@ -174,6 +179,18 @@ def adjudicate(raw: Any, index: int = 0, *, registry=None) -> dict[str, Any]:
         return run_record(rec, ruleset)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
+
+
+def _ruleset(rec: HandRecord, registry, cache: dict | None) -> Ruleset:
+    if cache is None:
+        return Ruleset(rec.variants, rec.options, registry=registry)
+    key = json.dumps([rec.variants, rec.options], sort_keys=True, default=repr)
+    ruleset = cache.get(key)
+    if ruleset is None:
+        if len(cache) >= 256:
+            cache.clear()
+        ruleset = cache[key] = Ruleset(rec.variants, rec.options, registry=registry)
+    return ruleset
 
 
 # --- comparing with the expected verdict --------------------------------------------------
