@@ -43,13 +43,15 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from .audit import command_for
-from .commands import DealHand, describe
-from .turn import decide
-from .errors import IllegalAction, RulesetError, SetupError
-from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
-from .ruleset import Ruleset, parse_option_text
-from .state import State, evolve
+from ..core.audit import command_for
+from ..core.commands import DealHand, describe
+from ..core.turn import decide
+from ..core.errors import IllegalAction, RulesetError, SetupError
+from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
+from ..core.ruleset import Ruleset, parse_option_text
+from ..core.state import State, evolve
+from ..variants import load_ruleset
+from ..variants.registry import default_registry
 
 # --- building a ruleset from command-line text ---------------------------------------------
 
@@ -96,14 +98,12 @@ def build_ruleset(
         for key, value in carry_from.options.items():
             if key not in given and key in specs and owner[key] in shared:
                 given[key] = value
-    return Ruleset(variants, given, registry=registry)
+    return load_ruleset(variants, given, registry=registry)
 
 
 def _declared_options(variants: Sequence[str], registry=None):
     """The options the base game and ``variants`` declare (a later declaration wins, as in
     :class:`Ruleset`), who declares each, and the variants' canonical names."""
-    from ..variants.registry import default_registry
-
     registry = registry or default_registry()
     regs = [registry.get("classic")] + [registry.get(v) for v in variants]
     specs: dict[str, Any] = {}

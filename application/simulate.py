@@ -12,7 +12,7 @@ random source derive from the seed and the game's index alone, so
   report divides), and each worker writes whole games to the store, one
   transaction per game;
 * two rulesets run on the same seed see the same decks, first dealers and
-  bot random sources, which is what :func:`compare` relies on.
+  bot random sources, which is what :func:`compare_rulesets` relies on.
 
 Every hand is played through the engine's ``legal_actions`` and ``decide``:
 all rules are validated and every event is produced; a bot sees only its
@@ -39,16 +39,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from .bots import make_bot
-from .commands import DealHand
-from .turn import decide
-from .errors import SetupError, TonkError
-from .events import Event, HandEnded
-from .game import Game
-from .legal import legal_actions
-from .ruleset import Ruleset
-from .state import evolve
-from .views import player_view
+from ..core.bots import make_bot
+from ..core.commands import DealHand
+from ..core.turn import decide
+from ..core.errors import SetupError, TonkError
+from ..core.events import Event, HandEnded
+from ..core.game import Game
+from ..core.legal import legal_actions
+from ..core.ruleset import Ruleset, RulesetLoader
+from ..core.state import evolve
+from ..core.views import player_view
+from ..variants import load_ruleset
+from .sink import EventSink
 
 #: a hand longer than this many player actions is a runaway (a bot that never ends a hand)
 MAX_ACTIONS_PER_HAND = 5000
@@ -86,8 +88,8 @@ class SimConfig:
     def hands_in_game(self, index: int) -> int:
         return min(self.hands_per_game, self.hands - index * self.hands_per_game)
 
-    def ruleset(self) -> Ruleset:
-        return Ruleset(self.variants, dict(self.options))
+    def ruleset(self, load: RulesetLoader = load_ruleset) -> Ruleset:
+        return load(self.variants, dict(self.options))
 
     def check(self) -> Ruleset:
         """Validate the configuration; returns the ruleset.  Raises a :class:`TonkError`."""
@@ -294,7 +296,7 @@ def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, 
     return tally
 
 
-def _append(store, events: list[Event]) -> None:
+def _append(store: EventSink, events: list[Event]) -> None:
     from ..storage import ConcurrencyError
 
     gid = events[0].game_id
@@ -560,7 +562,7 @@ def simulate(config: SimConfig, db: str | None = None, progress: Callable[[int],
     return report(config, tally, seconds)
 
 
-#: figures compared side by side by :func:`compare` (path in the report, label)
+#: figures compared side by side by :func:`compare_rulesets` (path in the report, label)
 COMPARED = (
     (("tonk_out_rate",), "tonk-out rate"),
     (("knocks", "per_hand"), "knocks per hand"),
@@ -598,7 +600,7 @@ def comparison(a: dict, b: dict) -> list[dict]:
     return rows
 
 
-def compare(
+def compare_rulesets(
     config_a: SimConfig,
     config_b: SimConfig,
     db: str | None = None,
@@ -636,7 +638,7 @@ __all__ = [
     "SimulationStopped",
     "stored_games",
     "Tally",
-    "compare",
+    "compare_rulesets",
     "comparison",
     "game_seed",
     "play_game",

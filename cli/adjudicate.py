@@ -96,7 +96,7 @@ def adjudicate_cmd(
     ),
 ) -> None:
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
-    from ..core.adjudication import adjudicate, compare
+    from ..application.adjudicate import adjudicate, compare
     from ..core.handrecord import load_records
     from ..variants.registry import default_registry
 

@@ -339,7 +339,7 @@ def play_cmd(
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
-    from ..core.reconsider import build_ruleset, parse_option_pairs
+    from ..application.reconsider import build_ruleset, parse_option_pairs
     from .render import console
 
     with reported():

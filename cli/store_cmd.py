@@ -212,10 +212,9 @@ def verify_cmd(
 
 def first_rules_finding(events: list):
     """The strict import's rules check: the game's first audit finding, or ``None``."""
-    from ..core.audit import audit_events
+    from ..application.audit import first_rules_finding as check
 
-    findings = audit_events(events).findings
-    return findings[0] if findings else None
+    return check(events)
 
 
 @app.command("backup")

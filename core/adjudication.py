@@ -18,7 +18,7 @@ from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, Un
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
 from .game import Game, command_from
 from .handrecord import HandRecord, case_id_of, parse_record
-from .ruleset import Ruleset
+from .ruleset import Ruleset, RulesetLoader
 from .settlement import net_of
 
 
@@ -157,15 +157,17 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     return out
 
 
-def adjudicate(raw: Any, index: int = 0, *, registry=None) -> dict[str, Any]:
-    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or ``error``."""
+def adjudicate(raw: Any, index: int = 0, *, load_ruleset: RulesetLoader) -> dict[str, Any]:
+    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or
+    ``error``; its ruleset is built by ``load_ruleset`` (:mod:`tonk.application.adjudicate`
+    passes :func:`tonk.variants.load_ruleset`)."""
     cid = case_id_of(raw, index)
     try:
         rec = parse_record(raw, index)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
     try:
-        ruleset = Ruleset(rec.variants, rec.options, registry=registry)
+        ruleset = load_ruleset(rec.variants, rec.options)
     except UnknownVariant as exc:
         return {"id": cid, "status": "skipped", "reason": f"variant {exc.name!r} is not installed"}
     except RulesetError as exc:

@@ -42,7 +42,7 @@ from .events import (
     SpreadLaid,
     event_type,
 )
-from .ruleset import Ruleset, ruleset_from_spec
+from .ruleset import Ruleset, RulesetLoader
 from .state import State, conservation_problem, evolve
 
 
@@ -93,8 +93,10 @@ def _plain(e: Event) -> object:
     return msgspec.to_builtins(e)
 
 
-def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, registry=None) -> AuditReport:
-    """Audit one game's events.  Raises :class:`RulesetError` if its rules are not installed."""
+def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, load_ruleset: RulesetLoader | None = None) -> AuditReport:
+    """Audit one game's events under ``ruleset``, or under the ruleset ``load_ruleset`` builds
+    from the spec the game pins (e.g. :func:`tonk.variants.load_ruleset`).  Raises
+    :class:`RulesetError` if its rules cannot be loaded."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, GameStarted):
@@ -104,7 +106,9 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
         return rep
     gid = first.game_id
     if ruleset is None:
-        ruleset = ruleset_from_spec(first.ruleset, registry=registry)
+        if load_ruleset is None:
+            raise RulesetError(f"game {gid}: no ruleset and no ruleset loader given to audit it")
+        ruleset = load_ruleset(first.ruleset)
     state = evolve(State(), first)
     report = AuditReport(gid, 1, 0)
     findings = report.findings

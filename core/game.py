@@ -1,7 +1,8 @@
 """The library API: a game at one table, in the spirit of python-chess's ``Board``.
 
 >>> from tonk.core import Game
->>> g = Game.new(["ann", "bob", "cy"], seed=7, dealer="cy")
+>>> from tonk.variants import load_ruleset
+>>> g = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset(), seed=7, dealer="cy")
 >>> g.deal()                                   # doctest: +ELLIPSIS
 [...]
 >>> g.to_act
@@ -47,15 +48,13 @@ class Game:
         cls,
         players: Sequence[str],
         *,
-        variants: Iterable[str] = (),
-        options: dict[str, Any] | None = None,
-        ruleset: Ruleset | None = None,
+        ruleset: Ruleset,
         dealer: str | None = None,
         seed: int | None = None,
         game_id: str | None = None,
     ) -> "Game":
-        """Start a game.  Without ``dealer`` the first dealer is chosen by a cut (A3.1)."""
-        ruleset = ruleset or Ruleset(variants, options)
+        """Start a game under ``ruleset`` (:func:`tonk.variants.load_ruleset` builds one from
+        variant names).  Without ``dealer`` the first dealer is chosen by a cut (A3.1)."""
         players = tuple(players)
         if len(set(players)) != len(players):
             raise SetupError("each seat needs a different player name")
@@ -86,13 +85,12 @@ class Game:
         discard: Sequence[str] = (),
         table: Sequence[SpreadFacts] = (),
         to_act: str | None = None,
-        ruleset: Ruleset | None = None,
+        ruleset: Ruleset,
         game_id: str | None = None,
     ) -> "Game":
         """A game at a mid-hand position (a hand record's explicit setup), at the start of
         ``to_act``'s turn: piles top first, spreads already checked.  No initial-tonk check
         is made.  Every card of the ruleset's deck must appear exactly once."""
-        ruleset = ruleset or Ruleset()
         game = cls.new(players, ruleset=ruleset, dealer=dealer, seed=0, game_id=game_id)
         to_act = to_act or game.state.left_of(dealer)
         if to_act not in game.state.seat_of:

@@ -40,16 +40,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import hookspec
+from .plugin import hookspec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.commands import Command
-    from ..core.errors import IllegalAction
-    from ..core.events import Payment
-    from ..core.ruleset import Ruleset
-    from ..core.settlement import Ending
-    from ..core.spreads import SpreadShape
-    from ..core.state import Spread, State
+    from .commands import Command
+    from .errors import IllegalAction
+    from .events import Payment
+    from .ruleset import Ruleset
+    from .settlement import Ending
+    from .spreads import SpreadShape
+    from .state import Spread, State
 
 
 # --- deck, values and the deal ---------------------------------------------------

@@ -1,8 +1,9 @@
 """Ruleset: the resolved variants and options of a game; the only caller of ``pm.hook.*``.
 
-A ruleset owns one pluggy ``PluginManager`` built from the variant names a
-game records: the classic base game first, then each variant in the order
-given (pluggy asks the last registered first, so a later variant overrides an
+A ruleset owns one pluggy ``PluginManager`` built from the plugin objects it
+is given (:class:`~tonk.core.plugin.Registered`; finding them by name is
+:func:`tonk.variants.load_ruleset`'s business): the base game first, then
+each variant in the order given (pluggy asks the last registered first, so a later variant overrides an
 earlier one and every variant overrides the base game).  Options are checked
 against what the registered plugins declare: an unknown name or a bad value is
 an error, never silently defaulted.
@@ -32,12 +33,12 @@ deal size plus the upcard (if any) must leave at least one stock card
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, Sequence
 
 import pluggy
 
-from ..variants import PROJECT, OptionSpec, VariantInfo, hookspecs
-from ..variants.registry import Registered, Registry, default_registry
+from . import hookspecs
+from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
 from .cards import is_joker
 from .errors import IllegalAction, RulesetError
 from .events import PluginPin, RulesetSpec
@@ -115,32 +116,24 @@ def parse_option_text(spec: OptionSpec, text: str) -> Any:
 class Ruleset:
     """The rules of one game: base game plus variants, with resolved options."""
 
-    def __init__(
-        self,
-        variants: Iterable[str] = (),
-        options: dict[str, Any] | None = None,
-        *,
-        registry: Registry | None = None,
-        extra: Iterable[Registered] = (),
-    ):
-        self.registry = registry or default_registry()
-        extra = list(extra)
-        extra_by_name = {r.info.name: r for r in extra}
-        regs: list[Registered] = [self.registry.get("classic")]
+    def __init__(self, plugins: Sequence[Registered], options: dict[str, Any] | None = None, *, trace: bool = False):
+        """``plugins``: the base game first, then the variants in the order named.
+        ``trace``: every hook call goes through pluggy's hook caller (so its tracing and
+        call monitoring see it) instead of the compiled direct calls."""
+        regs = list(plugins)
+        if not regs:
+            raise RulesetError("a ruleset needs the base game's plugin")
         names: list[str] = []
-        for raw in variants:
-            if raw in extra_by_name:
-                reg = extra_by_name[raw]
-            else:
-                reg = self.registry.get(raw)
-            if reg.info.name == "classic":
-                continue
-            if reg.info.name in names:
+        for reg in regs[1:]:
+            if reg.info.name in names or reg.info.name == regs[0].info.name:
                 raise RulesetError(f"variant {reg.info.name!r} is named twice")
             names.append(reg.info.name)
-            regs.append(reg)
+        self.trace = trace
+        #: the hot hook calls compiled once (``tonk.core.turn.shortcuts``), built on first use
+        self.compiled: Any = None
         self.variants: tuple[str, ...] = tuple(names)
         self.registered: tuple[Registered, ...] = tuple(regs)
+        self.base: Registered = regs[0]
 
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(hookspecs)
@@ -215,7 +208,7 @@ class Ruleset:
         )
 
     def _refuse_declared_conflicts(self) -> None:
-        infos = [r.info for r in self.registered if r.info.name != "classic"]
+        infos = [r.info for r in self.registered[1:]]
         for i, a in enumerate(infos):
             for b in infos[i + 1 :]:
                 if b.name in a.conflicts or a.name in b.conflicts:
@@ -241,7 +234,7 @@ class Ruleset:
         for hook_name, kwargs, what in questions:
             answers: dict[str, Any] = {}
             for impl in getattr(self.hook, hook_name).get_hookimpls():
-                if impl.plugin_name == "classic" or impl.hookwrapper or getattr(impl, "wrapper", False):
+                if impl.plugin is self.base.plugin or impl.hookwrapper or getattr(impl, "wrapper", False):
                     continue
                 args = {**kwargs, "ruleset": self}
                 answer = impl.function(*[args[a] for a in impl.argnames])
@@ -329,24 +322,8 @@ class Ruleset:
         return f"Ruleset(variants={list(self.variants)!r}, options={self.options!r})"
 
 
-def ruleset_from_spec(spec: RulesetSpec, *, registry: Registry | None = None, strict_versions: bool = True) -> Ruleset:
-    """Rebuild the ruleset a game pinned, refusing a missing variant or another version.
+class RulesetLoader(Protocol):
+    """What the application layer needs to turn names or a pinned spec into a ruleset
+    (implemented by :func:`tonk.variants.load_ruleset`)."""
 
-    Used by audit: a game is never audited under rules other than its own.
-    """
-    registry = registry or default_registry()
-    for name in spec.variants:
-        if name not in registry:
-            pin = spec.plugins.get(name)
-            where = f" (recorded from {pin.dist} {pin.version})" if pin else ""
-            raise RulesetError(f"the game was recorded with variant {name!r}{where}, which is not installed")
-    if strict_versions:
-        for name, pin in spec.plugins.items():
-            if name not in registry:
-                raise RulesetError(f"the game was recorded with variant {name!r} ({pin.dist} {pin.version}), which is not installed")
-            reg = registry.get(name)
-            if reg.version != pin.version or reg.dist != pin.dist:
-                raise RulesetError(
-                    f"variant {name!r} was recorded as {pin.dist} {pin.version} but {reg.dist} {reg.version} is installed"
-                )
-    return Ruleset(spec.variants, dict(spec.options), registry=registry)
+    def __call__(self, spec: RulesetSpec | Iterable[str] = (), options: dict[str, Any] | None = None) -> Ruleset: ...

@@ -28,27 +28,22 @@ from .ruleset import Ruleset
 from .settlement import Ending, settle_classic
 from .state import State, evolve
 
-# --- direct hook calls -------------------------------------------------------------------
+# --- compiled hook calls -----------------------------------------------------------------
 #
-# Simulation throughput is dominated by hook calls: pluggy's generic call path
-# (keyword checks, a copy of the implementation list, ``_multicall``) costs
-# more than most hook bodies.  ``shortcuts(ruleset)`` resolves each hot hook
-# once per ruleset into a plain function that calls the same implementations,
-# in the same order, with the same first-answer / collected semantics.  Only
-# plain implementations qualify (no wrappers, no keyword-only defaults) and only
-# with pluggy's own call loop in place (no tracing or monitoring); otherwise
-# the ruleset's own method is used, so the answers are the same either way.
-
-try:  # pluggy's default call loop; tracing/monitoring replaces it on the manager
-    from pluggy._callers import _multicall as _PLUGGY_MULTICALL
-except Exception:  # pragma: no cover - another pluggy layout: never shortcut
-    _PLUGGY_MULTICALL = None
+# ``shortcuts(ruleset)`` resolves each hot hook once per ruleset into a plain
+# function that calls the same implementations, in the same order, with the
+# same first-answer / collected semantics as pluggy's hook caller, using only
+# pluggy's public API (``get_hookimpls()`` and each implementation's
+# ``function`` and ``argnames``).  Only plain implementations qualify (no
+# wrappers, no keyword-only defaults); a ruleset built with ``trace=True``
+# compiles nothing, so every call goes through pluggy (where its tracing and
+# call monitoring see it).  The answers are the same either way.  Why this
+# exists and what it saves: docs/benchmarks.md.
 
 
 def _direct_hook(ruleset: Ruleset, name: str):
     """A plain function calling first-answer hook ``name``'s implementations like pluggy does, or ``None``."""
-    pm = getattr(ruleset, "pm", None)
-    if pm is None or _PLUGGY_MULTICALL is None or getattr(pm, "_inner_hookexec", None) is not _PLUGGY_MULTICALL:
+    if ruleset.trace:
         return None
     caller = getattr(ruleset.hook, name, None)
     if caller is None or caller.spec is None:
@@ -103,15 +98,10 @@ class Shortcuts:
         "initial_tonk_totals",
     )
 
-    def __init__(self, ruleset: Ruleset, *, direct: bool = True):
+    def __init__(self, ruleset: Ruleset):
         rs = self.ruleset = ruleset
-        if not direct:  # every call through the ruleset (the reference the tests compare with)
-
-            def _direct(rs, name):  # noqa: F811 - shadows the module function on purpose
-                return None
-
-        else:
-            _direct = _direct_hook
+        direct = not rs.trace  # traced: every call through the ruleset (the reference the tests compare with)
+        _direct = _direct_hook
         f = _direct(rs, "tonk_knock_outcome")
         self.knock_outcome = (lambda knocker, totals: f(knocker, totals, rs)) if f else rs.knock_outcome
         f_settle = _direct(rs, "tonk_settle")
@@ -143,25 +133,20 @@ class Shortcuts:
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
-    """Whether hook ``name`` is answered by the base game's implementation alone."""
-    from ..variants import classic
-
+    """Whether hook ``name`` is answered by the base game's implementation alone (and the
+    base game is the classic plugin, whose bodies the shortcuts above call directly)."""
     caller = getattr(ruleset.hook, name, None)
-    if caller is None:
+    if caller is None or ruleset.base.info.name != "classic":
         return False
     impls = caller.get_hookimpls()
-    return len(impls) == 1 and impls[0].function is getattr(classic, name, None) and not (impls[0].hookwrapper or impls[0].wrapper)
+    return len(impls) == 1 and impls[0].plugin is ruleset.base.plugin and not (impls[0].hookwrapper or impls[0].wrapper)
 
 
 def shortcuts(ruleset: Ruleset) -> Shortcuts:
-    """The :class:`Shortcuts` of ``ruleset`` (built on first use, then kept on the ruleset)."""
-    sc = getattr(ruleset, "_decide_shortcuts", None)
-    if sc is None or sc.ruleset is not ruleset:
-        sc = Shortcuts(ruleset)
-        try:
-            ruleset._decide_shortcuts = sc  # type: ignore[attr-defined]
-        except AttributeError:  # pragma: no cover - a ruleset with __slots__: rebuild each time
-            pass
+    """The :class:`Shortcuts` of ``ruleset`` (compiled on first use, then kept on the ruleset)."""
+    sc = ruleset.compiled
+    if sc is None:
+        sc = ruleset.compiled = Shortcuts(ruleset)
     return sc
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tonk.variants import load_ruleset
 from tonk.cli.app import app
 from tonk.core import Game
 from tonk.storage import EventStore
@@ -34,7 +35,7 @@ def record_game(
     finish: bool = True,
 ) -> Game:
     """Play a game with random legal actions and record it command by command."""
-    game = Game.new(list(players), seed=seed, variants=variants, options={"max_turns_per_hand": 60, **(options or {})})
+    game = Game.new(list(players), seed=seed, ruleset=load_ruleset(variants, {"max_turns_per_hand": 60, **(options or {})}))
     rng = random.Random(seed)
     with EventStore.open(path, create=True) as store:
         version = store.append(game.game_id, list(game.events), 0)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
 from tonk.core.commands import Discard, DrawStock, Hit, Knock, LaySpread
 from tonk.storage import EventStore
@@ -111,7 +112,7 @@ def test_an_unwritable_database_is_one_error_line(runner, tmp_path, clean_failur
 def test_every_command_is_recorded_before_the_next_prompt():
     from tonk.cli.play_cmd import PlaySession, make_bot
 
-    game = Game.new(["me", "bot"], seed=21, options={"max_turns_per_hand": 200})
+    game = Game.new(["me", "bot"], seed=21, ruleset=load_ruleset((), {"max_turns_per_hand": 200}))
     recorded: list = []
     prompts = []
     script = iter(["d", "1"] * 200)
@@ -132,7 +133,7 @@ def test_every_command_is_recorded_before_the_next_prompt():
 def test_ctrl_c_stops_the_session_with_what_was_recorded():
     from tonk.cli.play_cmd import PlaySession, make_bot
 
-    game = Game.new(["me", "bot"], seed=21)
+    game = Game.new(["me", "bot"], seed=21, ruleset=load_ruleset())
     recorded: list = []
 
     def read_line():

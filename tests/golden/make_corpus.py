@@ -60,7 +60,7 @@ def _event_json(e: Any) -> dict:
 
 
 def verdicts(cases: list[dict]) -> bytes:
-    from tonk.core.adjudication import adjudicate, compare
+    from tonk.application.adjudicate import adjudicate, compare
 
     out = []
     for i, case in enumerate(cases):
@@ -77,7 +77,7 @@ def v1_decoded() -> bytes:
     fixture = ROOT / "tests" / "storage" / "fixtures" / "events-v1.jsonl"
     out = []
     with tempfile.TemporaryDirectory() as tmp, EventStore.open(Path(tmp) / "v1.db", create=True) as store:
-        result = import_file(store, fixture, strict=False)
+        result = import_file(store, fixture)  # no rules check: this is about the format
         for gid in result.imported:
             for seq, e in enumerate(store.read(gid), 1):
                 out.append(_line({"game_id": gid, "seq": seq, "event": _event_json(e)}))
@@ -95,7 +95,7 @@ def _variant_options(name: str) -> dict:
 
 
 def sim_configs() -> dict[str, Any]:
-    from tonk.core.simulate import SimConfig
+    from tonk.application.simulate import SimConfig
     from tonk.variants.registry import default_registry
 
     configs = {"classic": SimConfig(hands=60, players=3, bots=("greedy", "random"), seed=11, hands_per_game=20)}
@@ -116,7 +116,7 @@ def sim_configs() -> dict[str, Any]:
 
 
 def simulated() -> dict[str, list]:
-    from tonk.core.simulate import play_game
+    from tonk.application.simulate import play_game
 
     games = {}
     for name, config in sim_configs().items():
@@ -146,14 +146,14 @@ def _tampered(events: list) -> dict[str, list]:
 
 
 def audits(games: dict[str, list]) -> bytes:
-    from tonk.cli.audit_cmd import audit_game
-    from tonk.core.audit import audit_events
-    from tonk.core.reconsider import build_ruleset, reconsider, to_builtins
+    from tonk.application.audit import audit_game
+    from tonk.application.audit import audit_pinned
+    from tonk.application.reconsider import build_ruleset, reconsider, to_builtins
     from tonk.storage import EventStore
 
     out: dict[str, Any] = {"rules": {}, "archive": {}, "reconsidered": {}}
     for name, gs in games.items():
-        out["rules"][name] = [msgspec.to_builtins(audit_events(g)) for g in gs]
+        out["rules"][name] = [msgspec.to_builtins(audit_pinned(g)) for g in gs]
     base = games["classic"][0]
     with tempfile.TemporaryDirectory() as tmp:
         for label, events in {"clean": base, **_tampered(base)}.items():

@@ -13,8 +13,9 @@ import random
 
 import pytest
 
+from tonk.variants import load_ruleset
 from tonk.core import DealHand, Game, IllegalAction, Ruleset, decide
-from tonk.core.turn import Shortcuts, shortcuts
+from tonk.core.turn import shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
 from sim_helpers import required_options
 from tonk.variants.registry import default_registry
@@ -36,11 +37,9 @@ def rulesets():
     return out
 
 
-def _build(variants, options):
-    try:
-        return Ruleset(variants, options)
-    except Exception as exc:  # a variant that needs options of its own
-        pytest.skip(f"ruleset {variants} {options} cannot be built without more options: {exc}")
+def _build(variants, options, *, trace=False):
+    """The ruleset (a variant that cannot be built is a failure, never a skip)."""
+    return load_ruleset(variants, options, trace=trace)
 
 
 def _walk(ruleset: Ruleset, seed: int, hands: int):
@@ -99,8 +98,7 @@ def test_every_candidate_outside_the_fast_list_is_rejected_by_decide(label, vari
 @pytest.mark.parametrize("label,variants,options", rulesets())
 def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, options):
     fast_rs = _build(variants, options)
-    slow_rs = _build(variants, options)
-    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    slow_rs = _build(variants, options, trace=True)
     assert shortcuts(slow_rs).knock_outcome == slow_rs.knock_outcome  # really the slow path
     compared = 0
     for seed in range(4):
@@ -112,7 +110,7 @@ def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, optio
 
 
 def test_the_classic_base_game_uses_direct_calls():
-    sc = shortcuts(Ruleset())
+    sc = shortcuts(load_ruleset())
     assert sc.classic_hits
     assert sc.knock_outcome.__name__ == "<lambda>"
 
@@ -132,7 +130,7 @@ def test_the_spread_precheck_is_exact_for_natural_hands():
 def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
     from tonk.core.state import State
 
-    ruleset = Ruleset()
+    ruleset = load_ruleset()
     for game in _walk(ruleset, 7, hands=2):
         st = game.state
         if st.table and st.drew:
@@ -153,8 +151,7 @@ def test_deals_with_the_direct_initial_tonk_check_give_the_same_events_as_pluggy
     """The base game's initial-tonk check made directly (no hook call) gives the same deal
     and the same ending as the hook, on many decks (a wide option makes tonks common)."""
     fast_rs = _build(variants, options)
-    slow_rs = _build(variants, options)
-    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    slow_rs = _build(variants, options, trace=True)
     assert shortcuts(slow_rs).initial_tonk_totals is None  # really the hook
     lo, _hi = fast_rs.player_range
     game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=fast_rs, seed=9)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
 from tonk.storage import EventStore
 
@@ -16,7 +17,7 @@ from tonk.storage import EventStore
 def play(seed: int, *, hands: int = 2, players=("ann", "bob", "cy"), variants=(), end: bool = True) -> Game:
     """A game of random legal play, knocking seldom (the same for the same arguments)."""
     rng = random.Random(seed)
-    g = Game.new(list(players), seed=seed, variants=variants, options={"max_turns_per_hand": 200})
+    g = Game.new(list(players), seed=seed, ruleset=load_ruleset(variants, {"max_turns_per_hand": 200}))
     for _ in range(hands):
         g.deal()
         while g.in_hand:

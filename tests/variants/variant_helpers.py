@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tonk.core.adjudication import adjudicate, compare
+from tonk.application.adjudicate import adjudicate, compare
 from tonk.core.cards import RANKS, SUITS
 
 ROOT = Path(__file__).resolve().parents[2]
