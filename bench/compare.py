@@ -56,7 +56,10 @@ def baseline_python(rev: str) -> Path:
 def run_once(python: Path, kind: str, hands: int) -> float:
     """One fresh process, one benchmark: the rate (items per second)."""
     with tempfile.TemporaryDirectory() as cwd:  # outside the checkout: only the installed tonk is importable
-        out = subprocess.run([str(python), str(WORKER), kind, str(hands)], cwd=cwd, check=True, capture_output=True, text=True).stdout
+        done = subprocess.run([str(python), str(WORKER), kind, str(hands)], cwd=cwd, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"error: {kind} failed under {python}: {done.stderr.strip().splitlines()[-1:]}")
+    out = done.stdout
     r = json.loads(out.strip().splitlines()[-1])
     return r["count"] / r["seconds"]
 

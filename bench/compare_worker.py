@@ -38,7 +38,7 @@ def _audit_events():
 
 def _ruleset_from_spec():
     try:
-        from tonk.variants import load_ruleset_from_spec as f
+        from tonk.variants import load_ruleset as f
     except ImportError:
         from tonk.core.ruleset import ruleset_from_spec as f
     return f
