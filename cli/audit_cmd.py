@@ -23,7 +23,7 @@ input is bad.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import typer
 

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import msgspec
 import pytest
 
 from tonk.variants import load_ruleset
-from tonk.core import Game, Ruleset
+from tonk.core import Game
 from tonk.core.bots import BOTS, BotError, GreedyBot, RandomBot, bot_names, make_bot, register_bot
 from tonk.core.commands import DrawDiscard, DrawStock, Knock
 from tonk.application.simulate import SimConfig, play_game, simulate
 from tonk.core.state import State
 from tonk.core.views import PlayerView, player_view, visible_cards
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simulate"))  # the simulation tests' helpers
-from sim_helpers import required_options  # noqa: E402
+from sim_helpers import required_options
 
 
 def test_bot_names_and_unknown_bot():

@@ -12,7 +12,6 @@ import msgspec
 
 from tonk.variants import load_ruleset
 from tonk.core.events import CardDiscarded, HandEnded, encode
-from tonk.core.ruleset import Ruleset
 
 GENESIS = "0" * 64
 FINDING_KEYS = {"game_id", "check", "seq", "hand_no", "rule", "message", "expected", "recorded"}

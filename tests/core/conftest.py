@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tonk.variants import load_ruleset
-from tonk.core import Game, Ruleset
+from tonk.core import Game
 from tonk.core.events import SpreadFacts
 
 

@@ -10,7 +10,6 @@ import sys
 
 import pytest
 
-from tonk.variants import load_ruleset
 import tonk.core
 
 

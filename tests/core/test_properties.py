@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, decide
-from tonk.core.audit import audit_events
 from tonk.application.audit import audit_pinned
 from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from tonk.core.settlement import net_of

@@ -13,7 +13,6 @@ from tonk.core import Game, IllegalAction, RulesetError
 from tonk.core.cards import RANK_OF
 from tonk.core.commands import Discard, DrawStock, Knock
 from tonk.application.reconsider import build_ruleset, parse_option_pairs, reconsider, to_builtins
-from tonk.core.ruleset import Ruleset
 from tonk.variants import VariantInfo, hookimpl
 from tonk.variants.registry import Registry
 

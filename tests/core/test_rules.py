@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tonk.variants import load_ruleset
-from tonk.core import Game, IllegalAction, Ruleset, SetupError
+from tonk.core import Game, IllegalAction, SetupError
 from tonk.core.cards import STANDARD_DECK
 from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from tonk.core.audit import audit_events
 from tonk.application.audit import audit_pinned
 from tonk.core.events import encode
 from tonk.application.simulate import (

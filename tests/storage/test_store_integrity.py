@@ -7,7 +7,6 @@ from hashlib import sha256
 import msgspec
 import pytest
 
-from tonk.core.audit import audit_events
 from tonk.application.audit import audit_pinned
 from tonk.core.events import CardDiscarded, CardDrawn, encode
 from tonk.storage import EventStore

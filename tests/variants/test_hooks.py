@@ -12,7 +12,7 @@ import pytest
 from variant_helpers import STANDARD, act, dealt, judge, ledger, position, record
 
 from tonk.variants import load_ruleset
-from tonk.core import Game, Ruleset, RulesetError
+from tonk.core import Game, RulesetError
 from tonk.core.events import Payment
 from tonk.core.legal import legal_actions
 from tonk.core.commands import Discard, LaySpread

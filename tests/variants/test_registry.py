@@ -9,42 +9,15 @@ from types import SimpleNamespace
 
 import msgspec
 import pytest
-from variant_helpers import ROOT
+from variant_helpers import CATALOGUE, ROOT
 
 from tonk.variants import load_ruleset
-from tonk.core import Game, Ruleset, RulesetError
-from tonk.core.audit import audit_events
+from tonk.core import Game, RulesetError
 from tonk.application.audit import audit_pinned
 from tonk.core.events import PluginPin, RulesetSpec
 from tonk.variants import OptionSpec, VariantInfo, hookimpl
 from tonk.variants.registry import BUILTIN_MODULES, ENTRY_POINT_GROUP, Registry, default_registry
 
-CATALOGUE = [
-    "no-initial-discard",
-    "mandatory-laydown",
-    "double-requires-new-spread",
-    "more-players",
-    "deal-size-by-player-count",
-    "cards-per-player",
-    "face-cards-11-12-13",
-    "jokers-wild",
-    "deuces-wild",
-    "forty-card-deck",
-    "initial-tonk-50-only",
-    "low-initial-tonk",
-    "no-initial-tonk",
-    "multiple-initial-tonks-all-paid",
-    "knock-before-discard",
-    "knock-limit",
-    "hit-penalty",
-    "one-hit-per-turn",
-    "discard-pick-must-meld",
-    "hit-runs-only",
-    "no-rediscard-of-pick",
-    "stock-end-immediate",
-    "caught-scheme",
-    "stock-tie",
-]
 ALIASES = {"mandatory-ace-laydown": "mandatory-laydown", "double-for-new-spread": "double-requires-new-spread"}
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_registry import CATALOGUE
+from variant_helpers import CATALOGUE
 
 from tonk.variants import load_ruleset
 from tonk.core import Game, Ruleset, RulesetError
-from tonk.core.audit import audit_events, conservation_problem
+from tonk.core.audit import conservation_problem
 from tonk.application.audit import audit_pinned
 from tonk.core.commands import Knock
 from tonk.core.events import HandEnded

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from importlib import metadata
 
-from test_registry import CATALOGUE
+from variant_helpers import CATALOGUE
 from typer.testing import CliRunner
 from variant_helpers import ROOT
 
@@ -106,7 +106,7 @@ def test_the_authoring_guide_covers_every_hook_and_quotes_the_example():
 
 
 def test_audit_refuses_a_stored_game_pinned_to_a_variant_that_is_not_installed(tmp_path):
-    from tonk.core import Game, Ruleset
+    from tonk.core import Game
     from tonk.storage import EventStore
     from tonk.variants.registry import default_registry
 

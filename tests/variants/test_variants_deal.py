@@ -7,7 +7,7 @@ import pytest
 from variant_helpers import STANDARD, act, dealt, judge, ledger, position, record
 
 from tonk.variants import load_ruleset
-from tonk.core import Ruleset, RulesetError
+from tonk.core import RulesetError
 from tonk.application.adjudicate import adjudicate
 
 P3 = ["P1", "P2", "P3"]

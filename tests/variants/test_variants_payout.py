@@ -6,7 +6,7 @@ import pytest
 from variant_helpers import act, judge, ledger, position, record
 
 from tonk.variants import load_ruleset
-from tonk.core import Ruleset, RulesetError
+from tonk.core import RulesetError
 
 TABLE = (("S1", "P1", "5S 6S 7S"), ("S2", "P2", "QH QD QS"), ("S3", "P3", "3H 4H 5H"))
 OTHERS = {"P2": "9C 4D", "P3": "JC 8D"}

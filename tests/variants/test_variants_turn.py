@@ -7,7 +7,7 @@ import pytest
 from variant_helpers import act, judge, ledger, position, record
 
 from tonk.variants import load_ruleset
-from tonk.core import Ruleset, RulesetError
+from tonk.core import RulesetError
 
 # --- mandatory-laydown (B-24) ------------------------------------------------------------------
 

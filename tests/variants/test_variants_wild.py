@@ -6,7 +6,7 @@ import pytest
 from variant_helpers import WITH_JOKERS, act, dealt, judge, ledger, position, record
 
 from tonk.variants import load_ruleset
-from tonk.core import Ruleset, RulesetError
+from tonk.core import RulesetError
 from tonk.core.legal import legal_actions
 from tonk.core.commands import Hit, LaySpread
 from tonk.core.state import Spread
