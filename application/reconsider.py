@@ -49,6 +49,7 @@ from ..core.turn import decide
 from ..core.errors import IllegalAction, RulesetError, SetupError
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
 from ..core.ruleset import Ruleset, parse_option_text
+from ..core.settlement import net_of
 from ..core.state import State, evolve
 from ..variants import load_ruleset
 from ..variants.registry import default_registry
@@ -180,10 +181,7 @@ class Reconsideration(msgspec.Struct):
 
 
 def _outcome(ended: HandEnded, players: Sequence[str]) -> Outcome:
-    net = {p: 0 for p in players}
-    for pay in ended.ledger:
-        net[pay.from_] -= pay.amount
-        net[pay.to] += pay.amount
+    net = net_of(players, ended.ledger)
     return Outcome(
         end=ended.end,
         player=ended.player,

@@ -48,6 +48,7 @@ from ..core.game import Game
 from ..core.legal import legal_actions
 from ..core.ruleset import Ruleset, RulesetLoader
 from ..core.state import evolve
+from ..core.settlement import net_of
 from ..core.views import player_view
 from ..variants import load_ruleset
 from .sink import EventSink
@@ -173,10 +174,7 @@ class Tally:
         self.endings[ended.end] += 1
         ledger = ended.ledger
         if ledger:  # an empty ledger changes no net and makes no winner
-            net = dict.fromkeys(seat_of, 0)
-            for pay in ledger:
-                net[pay.from_] -= pay.amount
-                net[pay.to] += pay.amount
+            net = net_of(seat_of, ledger)
             best = max(net.values())
             seat = self.seat
             for p, n in net.items():

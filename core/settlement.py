@@ -6,6 +6,8 @@ Amounts are in base-stake units (B-27); each payment is one ledger line
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import msgspec
 
 from .events import Payment
@@ -144,9 +146,15 @@ def settle_classic(ending: Ending, options: dict) -> list[Payment]:
     return []
 
 
-def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
-    net = {p: 0 for p in seats}
+def add_ledger(net: dict[str, int], ledger: Iterable[Payment]) -> dict[str, int]:
+    """Add a ledger's payments to ``net`` (player -> net, changed in place and returned):
+    the one home of ledger-to-net (the state's running net, a hand's net, the reports)."""
     for pay in ledger:
         net[pay.from_] -= pay.amount
         net[pay.to] += pay.amount
     return net
+
+
+def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
+    """Each seat's net of one ledger."""
+    return add_ledger({p: 0 for p in seats}, ledger)
