@@ -1,0 +1,55 @@
+"""Hooks are pure: no hook call of any installed variant changes the state, the options or
+any other argument it was given (checked on random play through pluggy's call monitoring)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sim_helpers import required_options
+
+from tonk.core import Game
+from tonk.variants import load_ruleset
+from tonk.variants.registry import default_registry
+
+
+def _names():
+    return [n for n in default_registry().names()]
+
+
+@pytest.mark.parametrize("name", _names())
+def test_no_hook_call_changes_what_it_is_given(name, pure_hooks):
+    variants = () if name == "classic" else (name,)
+    ruleset = load_ruleset(variants, {"max_turns_per_hand": 30, **({} if name == "classic" else required_options(name))}, trace=True)
+    changed = pure_hooks(ruleset)
+    rng = random.Random(7)
+    lo, _hi = ruleset.player_range
+    game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=ruleset, seed=3)
+    for _ in range(3):
+        game.deal()
+        while game.in_hand:
+            game.play(rng.choice(game.legal_actions()))
+    assert game.state.hand_no == 3
+    assert changed == []
+
+
+def test_the_monitor_sees_a_hook_that_changes_its_argument(pure_hooks):
+    """The fixture itself: a plugin whose hook mutates the hands it is given is caught."""
+    from tonk.core.plugin import VariantInfo, hookimpl
+    from tonk.variants.registry import Registry
+
+    class Meddler:
+        VARIANT = VariantInfo(name="meddler", summary="changes what it is given")
+
+        @hookimpl
+        def tonk_initial_tonks(self, hands, totals, ruleset):
+            totals.clear()
+            return None
+
+    reg = default_registry().copy()
+    reg.add(Meddler(), "test", "0", "test")
+    assert isinstance(reg, Registry)
+    ruleset = load_ruleset(["meddler"], registry=reg, trace=True)
+    changed = pure_hooks(ruleset)
+    Game.new(["a", "b", "c"], ruleset=ruleset, seed=1).deal()
+    assert changed and "tonk_initial_tonks changed its argument totals" in changed
