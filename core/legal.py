@@ -21,11 +21,11 @@ Two ways to the same list:
 
 from __future__ import annotations
 
-from .cards import ORDER_OF, RANK_OF, STANDARD_DECK, SUIT_OF, SUITS
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .turn import decide, shortcuts
 from .errors import IllegalAction
 from .ruleset import Ruleset
+from .spreads import natural_hit_fits
 from .state import State
 
 
@@ -63,44 +63,6 @@ def is_legal(state: State, command, ruleset: Ruleset) -> bool:
 def legal_actions_checked(state: State, ruleset: Ruleset) -> list:
     """The legal actions, each candidate confirmed by ``decide`` (the reference path)."""
     return [c for c in candidate_actions(state, ruleset) if is_legal(state, c, ruleset)]
-
-
-def _could_fit_classic(spread, card: str) -> bool:
-    """A necessary condition for the base game's hit check to accept ``card`` on ``spread``:
-    a book takes only its rank while it has fewer than four cards; a run takes only the
-    next card of its suit at either end (A9.2)."""
-    cards = spread.cards
-    if spread.kind == "book":
-        return RANK_OF[card] == RANK_OF[cards[0]] and len(cards) < 4
-    if SUIT_OF[card] != SUIT_OF[cards[0]]:
-        return False
-    o = ORDER_OF[card]
-    return o == ORDER_OF[cards[-1]] + 1 or o == ORDER_OF[cards[0]] - 1
-
-
-# One bit per natural card, suit-major (suit * 16 + rank order): a hand's bits show at once
-# whether it holds three consecutive cards of a suit.  And a count per rank, one 4-bit
-# field per rank order (a natural card adds 1 << (rank order * 4)): a rank held three or
-# four times shows as a field with its 4-bit or both its 2-bit and 1-bit set (a count of 3
-# to 7; a deck of distinct cards gives at most 4, so no field overflows into the next).
-_RUN_BIT = {c: 1 << (SUITS.index(SUIT_OF[c]) * 16 + ORDER_OF[c]) for c in STANDARD_DECK}
-_RANK_COUNT = {c: 1 << (ORDER_OF[c] * 4) for c in STANDARD_DECK}
-_NIBBLE_LOW = sum(1 << (4 * i) for i in range(16))
-
-
-def _may_hold_natural_spread(hand: list[str]) -> bool:
-    """Whether the base game's spread candidates of ``hand`` can be non-empty: three
-    consecutive ranks of one suit or three cards of one rank (A8.2, A8.3).  A hand with
-    any other card (a joker) is always worth asking about."""
-    try:
-        runs = sum(map(_RUN_BIT.__getitem__, hand))
-    except KeyError:
-        return True
-    if runs & (runs >> 1) & (runs >> 2):
-        return True
-    counts = sum(map(_RANK_COUNT.__getitem__, hand))
-    # a field >= 3: its 4-bit set, or its 2-bit and its 1-bit
-    return bool(((counts >> 2) | ((counts >> 1) & counts)) & _NIBBLE_LOW)
 
 
 # Commands are frozen values: the turn-start choices of a player and a player's discards
@@ -157,10 +119,7 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     out: list = []
     if ruleset.knock_timing == "before_discard":
         out.append(Knock(p))
-    if sc.classic_spreads and not _may_hold_natural_spread(hand):
-        candidates = ()
-    else:
-        candidates = sc.spread_candidates(hand)
+    candidates = sc.spread_candidates(hand)
     if candidates:
         held = set(hand)
         check_spread = sc.check_spread
@@ -181,8 +140,8 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         classic = sc.classic_hits
         for spread in state.table.values():
             for card in distinct:
-                if classic and not _could_fit_classic(spread, card):
-                    continue
+                if classic and not natural_hit_fits(spread.kind, spread.cards, card):
+                    continue  # the base game's hit rule, asked without raising
                 for joker_as in hit_options(spread, card):
                     try:
                         check_hit(spread, card, joker_as)

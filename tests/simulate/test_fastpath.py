@@ -116,15 +116,46 @@ def test_the_classic_base_game_uses_direct_calls():
 
 
 def test_the_spread_precheck_is_exact_for_natural_hands():
+    """``natural_spread_possible`` (bit masks) answers exactly whether some three cards of the
+    hand pass the readable spread rule ``check_natural_spread``."""
+    from itertools import combinations
+
     from tonk.core.cards import STANDARD_DECK
-    from tonk.core.legal import _may_hold_natural_spread
-    from tonk.core.spreads import natural_spread_candidates
+    from tonk.core.spreads import check_natural_spread, natural_spread_possible
+
+    def holds_a_spread(hand):
+        for three in combinations(hand, 3):
+            try:
+                check_natural_spread(list(three))
+            except IllegalAction:
+                continue
+            return True
+        return False
 
     rng = random.Random(5)
-    for _ in range(20000):
+    for _ in range(3000):
         hand = rng.sample(STANDARD_DECK, rng.randint(0, 12))
-        assert _may_hold_natural_spread(hand) == bool(natural_spread_candidates(hand)), hand
-    assert _may_hold_natural_spread(["X1", "2S", "9D"])  # a joker: always ask the hook
+        assert natural_spread_possible(hand) == holds_a_spread(hand), hand
+    assert natural_spread_possible(["X1", "2S", "9D"])  # a joker: always ask the hook
+
+
+def test_the_hit_rule_agrees_with_the_hit_check():
+    """``natural_hit_fits`` (the generator's question) is true exactly when ``check_natural_hit``
+    accepts the card, on every card against books and runs of every size."""
+    from tonk.core.cards import STANDARD_DECK
+    from tonk.core.spreads import check_natural_hit, natural_hit_fits
+
+    spreads = [("book", ("7S", "7H", "7D")), ("book", ("7S", "7H", "7D", "7C")), ("run", ("AS", "2S", "3S")), ("run", ("JH", "QH", "KH")), ("run", ("4D", "5D", "6D", "7D"))]
+    for kind, cards in spreads:
+        for card in STANDARD_DECK:
+            if card in cards:
+                continue
+            try:
+                check_natural_hit(kind, cards, card)
+                accepted = True
+            except IllegalAction:
+                accepted = False
+            assert natural_hit_fits(kind, cards, card) == accepted, (kind, cards, card)
 
 
 def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
