@@ -70,54 +70,26 @@ def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
 def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], scheme: str) -> list[Payment]:
     """Payments when the knocker is not strictly lowest (A12.5-A12.7, B-02 to B-04, C6 ``caught-scheme``).
 
-    The catchers (others at or below the knocker) and the lowest of the others are found
-    in one loop over the seats, and the ledger is built with plain loops: the same lines
-    in the same order as the definition by comprehensions (``lowest``, ``to_lowest``;
-    tests compare the two for every scheme), at half the cost, since a knock caught
-    settles about two random hands in three and small comprehensions cost more than the
-    work in them."""
+    The catchers are the others at or below the knocker; the lowest of the others are
+    found by :func:`lowest`."""
+    others = [p for p in seats if p != knocker]
     k = totals[knocker]
-    others: list[str] = []
-    catchers: list[str] = []
-    low: list[str] = []  # the lowest of the others, in seat order (lowest(others, totals))
-    low_total = 0
-    for p in seats:
-        if p == knocker:
-            continue
-        t = totals[p]
-        others.append(p)
-        if t <= k:
-            catchers.append(p)
-        if not low or t < low_total:
-            low_total = t
-            low = [p]
-        elif t == low_total:
-            low.append(p)
+    catchers = [p for p in others if totals[p] <= k]
+    low = lowest(others, totals)
     ledger: list[Payment] = []
-    append = ledger.append
     if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):
-        for p in catchers:
-            append(Payment(knocker, p, 2, "caught_penalty"))
-        if scheme == "pagat":  # to_lowest(low, seats, 1, "low_hand")
-            for w in low:
-                for p in seats:
-                    if p not in low:
-                        append(Payment(p, w, 1, "low_hand"))
-        elif scheme == "pagat_without_knocker_base":  # to_lowest(low, others, 1, "low_hand")
-            for w in low:
-                for p in others:
-                    if p not in low:
-                        append(Payment(p, w, 1, "low_hand"))
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in catchers]
+        if scheme == "pagat":
+            ledger += to_lowest(low, seats, 1, "low_hand")
+        elif scheme == "pagat_without_knocker_base":
+            ledger += to_lowest(low, others, 1, "low_hand")
     elif scheme == "double_to_low_only":
-        for p in low:
-            append(Payment(knocker, p, 2, "caught_penalty"))
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
     elif scheme == "double_to_low_plus_others_base":
-        for p in low:
-            append(Payment(knocker, p, 2, "caught_penalty"))
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
         ledger += to_lowest(low, others, 1, "low_hand")
     elif scheme == "dropper_pays_all_stakes":
-        for p in low:
-            append(Payment(knocker, p, len(seats) - 1, "caught_penalty"))
+        ledger += [Payment(knocker, p, len(seats) - 1, "caught_penalty") for p in low]
     else:  # pragma: no cover - options are validated
         raise ValueError(f"unknown caught scheme {scheme!r}")
     return ledger
@@ -144,6 +116,13 @@ def settle_classic(ending: Ending, options: dict) -> list[Payment]:
         return to_lowest(low, seats, 1, "stock_exhausted_low")
     # initial_tonk_draw, turn_cap: nobody pays
     return []
+
+
+def initial_tonkers(totals: dict[str, int], wanted) -> list[str]:
+    """A5.1: the players whose dealt total is one of the ``wanted`` totals (the option
+    ``initial_tonk_totals``), in seat order.  The base game's hook and the deal's direct
+    check both ask this."""
+    return [p for p, t in totals.items() if t in wanted]
 
 
 def add_ledger(net: dict[str, int], ledger: Iterable[Payment]) -> dict[str, int]:

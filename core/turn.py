@@ -25,7 +25,7 @@ from .events import (
     SpreadLaid,
 )
 from .ruleset import Ruleset
-from .settlement import Ending, settle_classic
+from .settlement import Ending, initial_tonkers, settle_classic
 from .state import State, evolve
 
 # --- compiled hook calls -----------------------------------------------------------------
@@ -225,14 +225,24 @@ def _in_hand(state: State, player: str, card: str, rule: str) -> None:
 # --- the actions -------------------------------------------------------------------------
 
 
-def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
-    """A7.1: knock at the start of one's turn (or before discarding with knock-before-discard);
-    every hand is counted (A12.3) and the outcome settled (A12.4-A12.7)."""
-    p = cmd.player
+# Each action has a ``verify_<action>`` that raises the violation the command commits in
+# this position (or returns what the check found, e.g. the spread's shape), and the action
+# itself is its verify plus the events.  ``can`` (and the legal actions) ask the same
+# verify functions, so each rule is written once.
+
+
+def verify_knock(state: State, cmd: Knock, ruleset: Ruleset) -> None:
+    """A7.1: a knock comes at the start of one's turn (or before discarding with knock-before-discard)."""
     if state.drew is not None and ruleset.knock_timing == "start_of_turn":
         raise IllegalAction("KNOCK_NOT_AT_TURN_START", "A7.1", "a knock is only allowed at the start of your turn, before drawing")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+
+
+def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
+    """A7.1: knock; every hand is counted (A12.3) and the outcome settled (A12.4-A12.7)."""
+    verify_knock(state, cmd, ruleset)
+    p = cmd.player
     totals = totals_of(state, ruleset)
     sc = shortcuts(ruleset)
     outcome = sc.knock_outcome(p, totals)
@@ -243,8 +253,9 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     return [first, end_hand(after, ruleset, ending, state.hands, sc)]
 
 
-def _may_draw(state: State, cmd, ruleset: Ruleset) -> None:
-    """A7.2: exactly one draw a turn; then the variants' vetoes."""
+def verify_draw_stock(state: State, cmd, ruleset: Ruleset) -> None:
+    """A7.2: exactly one draw a turn; then the variants' vetoes.  Asking for an empty stock
+    is allowed (it ends the hand, A11.2).  Every draw is verified by this."""
     if state.drew is not None:
         raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
     if ruleset.has_vetoes:
@@ -253,8 +264,8 @@ def _may_draw(state: State, cmd, ruleset: Ruleset) -> None:
 
 def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     """A7.2: take the stock top; with an empty stock the request ends the hand (A11.2, B-18, A12.8)."""
+    verify_draw_stock(state, cmd, ruleset)
     p = cmd.player
-    _may_draw(state, cmd, ruleset)
     if not state.stock:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
@@ -262,13 +273,17 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     return [CardDrawn(player=p, source="stock", card=state.stock[-1])]
 
 
-def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
-    """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
-    p = cmd.player
-    _may_draw(state, cmd, ruleset)
+def verify_draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> None:
+    """A7.2: one draw a turn (as from the stock), from a discard pile that holds a card (B-29)."""
+    verify_draw_stock(state, cmd, ruleset)
     if not state.discard:
         raise IllegalAction("DISCARD_PILE_EMPTY", "A7.2", "the discard pile is empty: draw from the stock")
-    return [CardDrawn(player=p, source="discard", card=state.discard[-1])]
+
+
+def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
+    """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
+    verify_draw_discard(state, cmd, ruleset)
+    return [CardDrawn(player=cmd.player, source="discard", card=state.discard[-1])]
 
 
 def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict[str, list[str]], player: str) -> list[Event]:
@@ -279,52 +294,70 @@ def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict
     return [first, end_hand(after, ruleset, ending, hands)]
 
 
-def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
-    """A7.3, A8: lay a new book or run from hand, after drawing."""
+def verify_lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset):
+    """A7.3, A8: after drawing, a book or run of cards held; returns the spread's shape."""
     p = cmd.player
     _must_have_drawn(state, "lay a spread", "A7.3")
-    cards = list(cmd.cards)
     hand = state.hands[p]
-    for c in cards:
+    for c in cmd.cards:
         if c not in hand:
             raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
-    shape = shortcuts(ruleset).check_spread(cards, dict(cmd.jokers_as))
+    shape = shortcuts(ruleset).check_spread(list(cmd.cards), dict(cmd.jokers_as))
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+    return shape
+
+
+def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
+    """A7.3, A8: lay a new book or run from hand, after drawing."""
+    shape = verify_lay_spread(state, cmd, ruleset)
+    p = cmd.player
     sid = f"S{state.next_spread_no}"
     ev = SpreadLaid(player=p, spread_id=sid, kind=shape.kind, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
-    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cards)), p)
+    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cmd.cards)), p)
 
 
-def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
-    """A9: add one card from hand to any spread on the table (B-13, B-15)."""
-    p = cmd.player
+def verify_hit(state: State, cmd: Hit, ruleset: Ruleset):
+    """A9: after drawing, a card held that fits a spread on the table; returns the spread
+    and its shape after the hit."""
     _must_have_drawn(state, "hit a spread", "A7.3")
-    _in_hand(state, p, cmd.card, "A9.1")
+    _in_hand(state, cmd.player, cmd.card, "A9.1")
     spread = state.table.get(cmd.target)
     if spread is None:
         raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
     shape = shortcuts(ruleset).check_hit(spread, cmd.card, cmd.joker_as)
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+    return spread, shape
+
+
+def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
+    """A9: add one card from hand to any spread on the table (B-13, B-15)."""
+    spread, shape = verify_hit(state, cmd, ruleset)
+    p = cmd.player
     ev = CardHit(player=p, spread_id=spread.id, card=cmd.card, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
     if len(state.hands[p]) > 1:  # cards left after the hit: no tonk out (the card is in hand)
         return [ev]
     return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=(cmd.card,)), p)
 
 
-def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
-    """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
-    p = cmd.player
+def verify_discard(state: State, cmd: Discard, ruleset: Ruleset) -> None:
+    """A7.4: after drawing, a card held."""
     # _must_have_drawn(state, "discard", "A7.2") and _in_hand(state, p, cmd.card, "A7.4"),
-    # written out: a discard is half of all actions
+    # each asked only when it raises: a discard is half of all actions (docs/benchmarks.md)
     if state.drew is None:
         _must_have_drawn(state, "discard", "A7.2")
-    hand = state.hands[p]
-    if cmd.card not in hand:
-        _in_hand(state, p, cmd.card, "A7.4")
+    if cmd.card not in state.hands[cmd.player]:
+        _in_hand(state, cmd.player, cmd.card, "A7.4")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+
+
+def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
+    """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
+    verify_discard(state, cmd, ruleset)
+    p = cmd.player
+    hand = state.hands[p]
     ev = CardDiscarded(player=p, card=cmd.card)
     if len(hand) == 1:  # the last card (it is in hand): out by discard
         hands = _hands_after(state, p, remove=(cmd.card,))
@@ -356,6 +389,16 @@ _ACTIONS = {
     LaySpread: lay_spread,
     Hit: hit,
     Discard: discard,
+}
+
+#: each player command's verify function (the rules of that action, raising the violation)
+VERIFY = {
+    Knock: verify_knock,
+    DrawStock: verify_draw_stock,
+    DrawDiscard: verify_draw_discard,
+    LaySpread: verify_lay_spread,
+    Hit: verify_hit,
+    Discard: verify_discard,
 }
 
 
@@ -410,7 +453,7 @@ def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> lis
         else:
             return []
         totals = {p: sum(map(pts.__getitem__, dealt_hands[p])) for p in state.players}
-        tonkers = [p for p, t in totals.items() if t in wanted]
+        tonkers = initial_tonkers(totals, wanted)
         hands = {p: list(h) for p, h in dealt_hands.items()}
     else:
         hands = {p: list(h) for p, h in dealt.hands.items()}
@@ -426,13 +469,8 @@ def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> lis
     return [end_hand(after, ruleset, ending, hands)]
 
 
-def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
-    """The events a command produces, or :class:`IllegalAction` (nothing changes)."""
-    action = _ACTIONS.get(type(command))
-    if action is None:
-        if type(command) is DealHand:
-            return deal_hand(state, command, ruleset)
-        raise TypeError(f"not a command: {command!r}")
+def verify_turn(state: State, command) -> None:
+    """A hand is in play (A12) and it is the command's player's turn (A6.1)."""
     if not state.in_hand:
         if state.last_ending is not None:
             raise IllegalAction("HAND_OVER", "A12", "the hand has already ended")
@@ -442,4 +480,33 @@ def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
         if p not in state.seat_of:
             raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"{p!r} is not a player at this table")
         raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"it is {state.to_act}'s turn, not {p}'s")
+
+
+def verify(state: State, command, ruleset: Ruleset) -> None:
+    """Raise the :class:`IllegalAction` a player command commits now; return if it is legal."""
+    check = VERIFY.get(type(command))
+    if check is None:
+        raise TypeError(f"not a player command: {command!r}")
+    verify_turn(state, command)
+    check(state, command, ruleset)
+
+
+def can(state: State, command, ruleset: Ruleset) -> bool:
+    """Whether a player command is legal now (:func:`verify` raises nothing)."""
+    try:
+        verify(state, command, ruleset)
+    except IllegalAction:
+        return False
+    return True
+
+
+def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
+    """The events a command produces, or :class:`IllegalAction` (nothing changes): the
+    action's verify function, then its events."""
+    action = _ACTIONS.get(type(command))
+    if action is None:
+        if type(command) is DealHand:
+            return deal_hand(state, command, ruleset)
+        raise TypeError(f"not a command: {command!r}")
+    verify_turn(state, command)
     return action(state, command, ruleset)
