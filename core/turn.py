@@ -77,7 +77,8 @@ class Shortcuts:
     Each method answers exactly what the ruleset's method of the same name
     answers.  ``classic_hits`` is true when hits are checked by the base
     game alone (then a hit can fit only a book of its rank or a run of its
-    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates).
+    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates);
+    ``classic_spreads`` likewise for the spread candidates.
     """
 
     __slots__ = (
@@ -91,6 +92,7 @@ class Shortcuts:
         "hit_options",
         "deck_set",
         "classic_hits",
+        "classic_spreads",
         "has_vetoes",
         "settle_reads_state",
         "initial_tonk_totals",
@@ -121,6 +123,7 @@ class Shortcuts:
         self.deck_set = frozenset(rs.deck)
         self.has_vetoes = bool(rs.has_vetoes)
         self.classic_hits = _only_classic(rs, "tonk_check_hit") and _only_classic(rs, "tonk_hit_options")
+        self.classic_spreads = _only_classic(rs, "tonk_spread_candidates")
         # the base game's settlement reads the ending alone, never the position
         self.settle_reads_state = not _only_classic(rs, "tonk_settle")
         # the base game's initial-tonk check (classic.tonk_initial_tonks) reads the totals alone:
