@@ -48,11 +48,11 @@ from ..core.commands import DealHand, describe
 from ..core.turn import decide
 from ..core.errors import IllegalAction, RulesetError, SetupError
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
-from ..core.ruleset import Ruleset, parse_option_text
+from ..core.ruleset import Ruleset, declared_options, parse_option_text, unknown_option
 from ..core.settlement import net_of
 from ..core.state import State, evolve
 from ..variants import load_ruleset
-from ..variants.registry import default_registry
+from ..variants.loading import resolve_plugins
 
 # --- building a ruleset from command-line text ---------------------------------------------
 
@@ -84,13 +84,14 @@ def build_ruleset(
     not given keep their recorded values when this ruleset declares them through
     the base game or a variant the recording used too.
     """
-    specs, owner, names = _declared_options(variants, registry)
+    plugins = resolve_plugins(variants, registry=registry)
+    specs, owner = declared_options(plugins)
+    names = [p.info.name for p in plugins[1:]]
     given: dict[str, Any] = dict(options or {})
     for key, text in parse_option_pairs(option_texts):
         spec = specs.get(key)
         if spec is None:
-            known = ", ".join(sorted(specs))
-            raise RulesetError(f"unknown option {key!r} for variants [{', '.join(names) or 'classic'}] (known: {known})")
+            raise unknown_option(key, names, specs)
         if key in given:
             raise RulesetError(f"option {key} is given twice")
         given[key] = parse_option_text(spec, text)
@@ -100,20 +101,6 @@ def build_ruleset(
             if key not in given and key in specs and owner[key] in shared:
                 given[key] = value
     return load_ruleset(variants, given, registry=registry)
-
-
-def _declared_options(variants: Sequence[str], registry=None):
-    """The options the base game and ``variants`` declare (a later declaration wins, as in
-    :class:`Ruleset`), who declares each, and the variants' canonical names."""
-    registry = registry or default_registry()
-    regs = [registry.get("classic")] + [registry.get(v) for v in variants]
-    specs: dict[str, Any] = {}
-    owner: dict[str, str] = {}
-    for reg in regs:
-        for spec in reg.info.options:
-            specs[spec.name] = spec
-            owner[spec.name] = reg.info.name
-    return specs, owner, [r.info.name for r in regs[1:] if r.info.name != "classic"]
 
 
 # --- results -------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..core.bots import make_bot
 from ..core.commands import DealHand
 from ..core.turn import decide
-from ..core.errors import SetupError, TonkError
+from ..core.errors import TonkError
 from ..core.events import Event, HandEnded
 from ..core.game import Game
 from ..core.legal import legal_actions
@@ -107,9 +107,7 @@ class SimConfig:
         for name in self.bots:
             make_bot(name)  # BotError for an unknown name
         ruleset = self.ruleset()
-        lo, hi = ruleset.player_range
-        if not lo <= self.players <= hi:
-            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {self.players}")
+        ruleset.check_seats(self.players)
         return ruleset
 
 

@@ -60,9 +60,7 @@ class Game:
             raise SetupError("each seat needs a different player name")
         if any(not p or not isinstance(p, str) for p in players):
             raise SetupError("player names must be non-empty text")
-        lo, hi = ruleset.player_range
-        if not lo <= len(players) <= hi:
-            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {len(players)} (more need variant more-players)")
+        ruleset.check_seats(len(players))
         cut: tuple = ()
         if dealer is None:
             dealer, cut = cut_for_dealer(players, ruleset.deck, seed if seed is not None else 0, ORDER_OF)

@@ -40,7 +40,7 @@ import pluggy
 from . import hookspecs
 from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
 from .cards import is_joker
-from .errors import IllegalAction, RulesetError
+from .errors import IllegalAction, RulesetError, SetupError
 from .events import PluginPin, RulesetSpec
 
 
@@ -113,6 +113,23 @@ def parse_option_text(spec: OptionSpec, text: str) -> Any:
         raise RulesetError(f"option {spec.name}: cannot read {text!r} (give JSON, e.g. [49,50] or {{\"2\":9}})") from None
 
 
+def declared_options(plugins: Sequence[Registered]) -> tuple[dict[str, OptionSpec], dict[str, str]]:
+    """The options the plugins declare (a later declaration wins: a variant may redeclare an
+    option of the base game, e.g. to widen its range) and the plugin that declares each."""
+    specs: dict[str, OptionSpec] = {}
+    owner: dict[str, str] = {}
+    for reg in plugins:
+        for spec in reg.info.options:
+            specs[spec.name] = spec
+            owner[spec.name] = reg.info.name
+    return specs, owner
+
+
+def unknown_option(key: str, variants: Sequence[str], specs: dict[str, OptionSpec]) -> RulesetError:
+    known = ", ".join(sorted(specs))
+    return RulesetError(f"unknown option {key!r} for variants [{', '.join(variants) or 'classic'}] (known: {known})")
+
+
 class Ruleset:
     """The rules of one game: base game plus variants, with resolved options."""
 
@@ -146,19 +163,12 @@ class Ruleset:
         self.pm = pm
         self.hook = pm.hook
 
-        self.option_specs: dict[str, OptionSpec] = {}
-        self.option_owner: dict[str, str] = {}
-        for reg in regs:
-            for spec in reg.info.options:
-                # a later variant may redeclare an option (e.g. to widen its range)
-                self.option_specs[spec.name] = spec
-                self.option_owner[spec.name] = reg.info.name
+        self.option_specs, self.option_owner = declared_options(regs)
         given = dict(options or {})
         resolved: dict[str, Any] = {}
         for key in given:
             if key not in self.option_specs:
-                known = ", ".join(sorted(self.option_specs))
-                raise RulesetError(f"unknown option {key!r} for variants [{', '.join(self.variants) or 'classic'}] (known: {known})")
+                raise unknown_option(key, self.variants, self.option_specs)
         for name, spec in self.option_specs.items():
             if name not in given and spec.required:
                 choices = f" (one of {', '.join(spec.choices)})" if spec.choices else ""
@@ -259,6 +269,13 @@ class Ruleset:
                     f"{' plus the upcard' if self.upcard else ''} leave no stock from a {len(self.deck)}-card deck (B-22): "
                     "seat fewer players (max_players) or deal fewer cards"
                 )
+
+    def check_seats(self, n: int) -> None:
+        """A table of ``n`` players is one this ruleset seats (A2, C1 more-players), or :class:`SetupError`."""
+        lo, hi = self.player_range
+        if not lo <= n <= hi:
+            hint = " (more need variant more-players)" if n > hi and "more-players" not in self.variants else ""
+            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}{hint}")
 
     # --- the pinned form --------------------------------------------------------------
     @property

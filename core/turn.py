@@ -414,9 +414,7 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     if state.game_over:
         raise SetupError("the game is over")
     n = len(state.players)
-    lo, hi = ruleset.player_range
-    if not lo <= n <= hi:
-        raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}")
+    ruleset.check_seats(n)
     if cmd.deck is not None:
         deck = tuple(cmd.deck)
         # the same test as comparing sorted lists, since the ruleset's deck holds each card once

@@ -34,13 +34,20 @@ def load_ruleset(
         options = dict(spec.options)
     else:
         names = spec
+    return Ruleset(resolve_plugins(names, registry=registry, extra=extra), options, trace=trace)
+
+
+def resolve_plugins(names: Iterable[str], *, registry: Registry | None = None, extra: Iterable[Registered] = ()) -> list[Registered]:
+    """The base game's plugin, then the plugin of each variant named (names or aliases, in
+    order; ``classic`` itself is the base game)."""
+    registry = registry or default_registry()
     extra_by_name = {r.info.name: r for r in extra}
     plugins = [registry.get("classic")]
     for raw in names:
         reg = extra_by_name[raw] if raw in extra_by_name else registry.get(raw)
         if reg.info.name != "classic":
             plugins.append(reg)
-    return Ruleset(plugins, options, trace=trace)
+    return plugins
 
 
 def _check_pins(spec: RulesetSpec, registry: Registry, strict_versions: bool) -> None:
