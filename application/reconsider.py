@@ -43,8 +43,8 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from ..core.audit import command_for
-from ..core.commands import DealHand, describe
+from ..core.audit import command_of_event
+from ..core.commands import DealHand, describe_command
 from ..core.turn import decide
 from ..core.errors import IllegalAction, RulesetError, SetupError
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
@@ -233,7 +233,7 @@ def reconsider(events: Iterable[Event], ruleset: Ruleset) -> Reconsideration:
         if recorded is not None:
             for p, n in recorded.net.items():
                 recorded_net[p] += n
-        actions = [(seq, cmd) for seq, e in hand[1:] if (cmd := command_for(e)) is not None]
+        actions = [(seq, cmd) for seq, e in hand[1:] if (cmd := command_of_event(e)) is not None]
         result = _reconsider_hand(first, dealt, actions, ruleset, net, recorded)
         results.append(result)
         if result.reconsidered is not None and result.status not in ("stopped", "unfinished", "not_comparable"):
@@ -286,7 +286,7 @@ def _reconsider_hand(
         try:
             produced = decide(state, cmd, ruleset)
         except IllegalAction as exc:
-            step = IllegalStep(seq, cmd.player, describe(cmd), exc.code, exc.rule, exc.message)
+            step = IllegalStep(seq, cmd.player, describe_command(cmd), exc.code, exc.rule, exc.message)
             return HandReconsidered(
                 **base, status="stopped", replayed=replayed, unplayed=len(actions) - i - 1,
                 reconsidered=None, illegal=[step], note=note,

@@ -64,12 +64,12 @@ def run_once(python: Path, kind: str, hands: int) -> float:
     return r["count"] / r["seconds"]
 
 
-def compare(baseline: Path, current: Path, sizes: dict[str, int], rounds: int) -> dict[str, dict]:
+def compare(baseline: Path, current: Path, sizes: dict[str, int], rounds: int, kinds: tuple[str, ...] = KINDS) -> dict[str, dict]:
     sides = {"before": baseline, "after": current}
-    best: dict[str, dict[str, float]] = {k: {"before": 0.0, "after": 0.0} for k in KINDS}
+    best: dict[str, dict[str, float]] = {k: {"before": 0.0, "after": 0.0} for k in kinds}
     for r in range(rounds):
         order = ["before", "after"] if r % 2 == 0 else ["after", "before"]
-        for kind in KINDS:
+        for kind in kinds:
             for side in order:
                 rate = run_once(sides[side], kind, sizes[kind])
                 best[kind][side] = max(best[kind][side], rate)
@@ -93,9 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", required=True, help="the revision to compare against (e.g. c01b83a)")
     ap.add_argument("--quick", action="store_true", help="small sizes")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each benchmark on each side (best kept)")
+    ap.add_argument("--only", choices=KINDS, action="append", help="run only this benchmark (repeatable)")
     args = ap.parse_args(argv)
     base = baseline_python(args.baseline)
-    results = compare(base, Path(sys.executable), SIZES["quick" if args.quick else "full"], args.rounds)
+    results = compare(base, Path(sys.executable), SIZES["quick" if args.quick else "full"], args.rounds, tuple(args.only or KINDS))
     print(table(results, args.baseline))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "compare.json").write_text(json.dumps({"baseline": args.baseline, "rounds": args.rounds, "results": results}, indent=1) + "\n")

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
-from .game import Game, command_from
+from .game import Game, parse_command
 from .handrecord import HandRecord, case_id_of, parse_record
 from .ruleset import Ruleset, RulesetLoader
 from .settlement import net_of
@@ -123,7 +123,7 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
             "effect": None,
         }
         try:
-            events = game.play(command_from(a.action, a.player, a.fields))
+            events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
             r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
         else:

@@ -69,7 +69,7 @@ class AuditReport(msgspec.Struct):
         return not self.findings
 
 
-def command_for(event: Event):
+def command_of_event(event: Event):
     """The command that produced a recorded event (``None`` for events no command asks for)."""
     t = type(event)
     if t is CardDrawn:
@@ -167,7 +167,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
             i += 1
             continue
         else:
-            cmd = command_for(e)
+            cmd = command_of_event(e)
         if cmd is None:
             finding(seq, "log", f"{event_type(e)} does not follow from any action here", None, _plain(e))
             return report

@@ -187,14 +187,14 @@ class Game:
 
     def act(self, action: str, **fields: Any) -> list[Event]:
         """Play by action name for the player to act, e.g. ``act("hit", card="8S", target="S1")``."""
-        return self.play(command_from(action, self.state.to_act, fields))
+        return self.play(parse_command(action, self.state.to_act, fields))
 
     def fold(self) -> State:
         """A fresh fold of the recorded events (equal to ``state`` when all is well)."""
         return fold(self.events)
 
 
-def command_from(action: str, player: str, fields: dict[str, Any]) -> Command:
+def parse_command(action: str, player: str, fields: dict[str, Any]) -> Command:
     """Build a command from an action name and its fields (cards in any accepted notation)."""
     if action == "knock":
         return Knock(player)

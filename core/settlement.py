@@ -49,13 +49,25 @@ def from_each(winner: str, seats: tuple[str, ...], amount: int, reason: str) -> 
 
 def lowest(players: list[str] | tuple[str, ...], totals: dict[str, int]) -> list[str]:
     """The players with the lowest total among ``players``, in seat order."""
-    low = min(map(totals.__getitem__, players))
-    return [p for p in players if totals[p] == low]
+    low: list[str] = []
+    low_total = 0
+    for p in players:
+        t = totals[p]
+        if not low or t < low_total:
+            low, low_total = [p], t
+        elif t == low_total:
+            low.append(p)
+    return low
 
 
 def to_lowest(low: list[str], payers: list[str] | tuple[str, ...], amount: int, reason: str) -> list[Payment]:
     """Each of ``low`` gets ``amount`` from every payer not in ``low`` (tied players do not pay each other, B-03)."""
-    return [Payment(p, w, amount, reason) for w in low for p in payers if p not in low]
+    ledger = []
+    for w in low:
+        for p in payers:
+            if p not in low:
+                ledger.append(Payment(p, w, amount, reason))
+    return ledger
 
 
 def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
@@ -73,12 +85,13 @@ def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], 
     The catchers are the others at or below the knocker; the lowest of the others are
     found by :func:`lowest`."""
     others = [p for p in seats if p != knocker]
-    k = totals[knocker]
-    catchers = [p for p in others if totals[p] <= k]
     low = lowest(others, totals)
     ledger: list[Payment] = []
     if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):
-        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in catchers]
+        k = totals[knocker]
+        for p in others:
+            if totals[p] <= k:  # a catcher
+                ledger.append(Payment(knocker, p, 2, "caught_penalty"))
         if scheme == "pagat":
             ledger += to_lowest(low, seats, 1, "low_hand")
         elif scheme == "pagat_without_knocker_base":

@@ -153,7 +153,7 @@ def hooks_of(plugin: Any) -> list[str]:
     return [n for n in HOOK_NAMES if hasattr(getattr(plugin, n, None), marker)]
 
 
-def describe(reg: Registered, *, doc: bool = False) -> dict[str, Any]:
+def describe_variant(reg: Registered, *, doc: bool = False) -> dict[str, Any]:
     """A plain-data description of a variant (``tonk variants --json``)."""
     info = reg.info
     out: dict[str, Any] = {
