@@ -1,9 +1,13 @@
 """The hooks a house rule can implement.
 
 Every hook is a pure function of its arguments: no I/O, no clocks, no
-randomness, no mutation of what it is given.  ``ruleset`` is the
-:class:`tonk.core.ruleset.Ruleset` being built or played; read options with
-``ruleset.options["name"]``.
+randomness, no mutation of what it is given (a test watches every hook call
+of every installed variant).  ``ruleset`` is the :class:`tonk.core.ruleset.Ruleset`
+being played; the hooks answered once per ruleset (deck, card points, player
+range, deal size, upcard, knock timing, wild cards) get a read-only
+:class:`tonk.core.ruleset.RulesetDraft` instead (options, variants, deck), never
+a half-built ruleset.  Read options with ``ruleset.options["name"]``: the
+options are a read-only mapping.
 
 Two kinds of hook:
 

@@ -33,7 +33,9 @@ deal size plus the upcard (if any) must leave at least one stock card
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 import pluggy
 
@@ -130,6 +132,18 @@ def unknown_option(key: str, variants: Sequence[str], specs: dict[str, OptionSpe
     return RulesetError(f"unknown option {key!r} for variants [{', '.join(variants) or 'classic'}] (known: {known})")
 
 
+@dataclass(frozen=True)
+class RulesetDraft:
+    """What the hooks answered once per ruleset (deck, card points, seat range, deal size,
+    upcard, knock timing, wild cards) are given as ``ruleset``: the resolved options,
+    read-only, the variants named and, once it is built, the deck.  Never a half-built
+    :class:`Ruleset`."""
+
+    options: Mapping[str, Any]
+    variants: tuple[str, ...]
+    deck: tuple[str, ...] = ()
+
+
 class Ruleset:
     """The rules of one game: base game plus variants, with resolved options."""
 
@@ -175,16 +189,18 @@ class Ruleset:
                 raise RulesetError(f"variant {self.option_owner[name]} needs the option {name} to be given{choices}: {spec.help}")
             value = given[name] if name in given else spec.default
             resolved[name] = coerce_option(spec, value)
-        self.options: dict[str, Any] = resolved
+        #: the resolved options, read-only (hooks are given them and must not change them)
+        self.options: Mapping[str, Any] = MappingProxyType(resolved)
         self.allow_conflicts: bool = bool(resolved.get("allow_conflicts", False))
         if not self.allow_conflicts:
             self._refuse_declared_conflicts()
-        complaints = [c for c in self.hook.tonk_check_options(options=resolved, variants=list(self.variants)) if c]
+        complaints = [c for c in self.hook.tonk_check_options(options=self.options, variants=list(self.variants)) if c]
         if complaints:
             raise RulesetError("; ".join(complaints))
 
-        # --- answers that depend only on the options, asked once
-        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=self))
+        # --- answers that depend only on the options, asked once, of a read-only draft
+        draft = RulesetDraft(self.options, self.variants)
+        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=draft))
         if len(set(self.deck)) != len(self.deck):
             raise RulesetError("the deck built by the variants holds a card twice")
         jokers = sum(1 for c in self.deck if is_joker(c))
@@ -192,14 +208,15 @@ class Ruleset:
             raise RulesetError(
                 f"option jokers={self.options.get('jokers')} needs a variant that puts that many jokers in the deck (jokers-wild)"
             )
-        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=self) for c in self.deck}
-        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=self))  # type: ignore[assignment]
-        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=self))
-        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=self)
+        draft = self.draft = RulesetDraft(self.options, self.variants, self.deck)
+        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=draft) for c in self.deck}
+        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=draft))  # type: ignore[assignment]
+        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=draft))
+        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=draft)
         if self.knock_timing not in ("start_of_turn", "before_discard"):
             raise RulesetError(f"knock timing {self.knock_timing!r} is neither start_of_turn nor before_discard")
         self._deal_sizes: dict[int, int] = {}
-        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=self) for c in answer or ())
+        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=draft) for c in answer or ())
         if not self.wild_cards <= set(self.deck):
             raise RulesetError("a variant declares wild cards that are not in the deck: " + " ".join(sorted(self.wild_cards - set(self.deck))))
         self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
@@ -246,7 +263,7 @@ class Ruleset:
             for impl in getattr(self.hook, hook_name).get_hookimpls():
                 if impl.plugin is self.base.plugin or impl.hookwrapper or getattr(impl, "wrapper", False):
                     continue
-                args = {**kwargs, "ruleset": self}
+                args = {**kwargs, "ruleset": self.draft}
                 answer = impl.function(*[args[a] for a in impl.argnames])
                 if answer is None:
                     continue
@@ -293,7 +310,7 @@ class Ruleset:
     def deal_size(self, num_players: int) -> int:
         size = self._deal_sizes.get(num_players)
         if size is None:
-            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self))
+            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self.draft))
             self._deal_sizes[num_players] = size
         return size
 

@@ -25,13 +25,17 @@ def _snapshot(value):
     """A comparable copy of a hook argument (the state, the ruleset's options, plain data)."""
     import copy
 
-    from tonk.core.ruleset import Ruleset
+    from types import MappingProxyType
+
+    from tonk.core.ruleset import Ruleset, RulesetDraft
     from tonk.core.state import State
 
     if isinstance(value, State):
         return value.snapshot()
-    if isinstance(value, Ruleset):
-        return copy.deepcopy(value.options)
+    if isinstance(value, (Ruleset, RulesetDraft)):
+        return copy.deepcopy(dict(value.options))
+    if isinstance(value, MappingProxyType):
+        return copy.deepcopy(dict(value))
     if isinstance(value, (list, dict, set, tuple)):
         return copy.deepcopy(value)
     return None

@@ -53,3 +53,30 @@ def test_the_monitor_sees_a_hook_that_changes_its_argument(pure_hooks):
     changed = pure_hooks(ruleset)
     Game.new(["a", "b", "c"], ruleset=ruleset, seed=1).deal()
     assert changed and "tonk_initial_tonks changed its argument totals" in changed
+
+
+def test_hooks_get_read_only_options_and_never_a_half_built_ruleset():
+    from tonk.core.plugin import VariantInfo, hookimpl
+    from tonk.core.ruleset import RulesetDraft
+
+    seen = {}
+
+    class Curious:
+        VARIANT = VariantInfo(name="curious", summary="looks at what it is given")
+
+        @hookimpl
+        def tonk_upcard(self, ruleset):
+            seen["upcard"] = ruleset
+            try:
+                ruleset.options["base_stake"] = 9
+            except TypeError:
+                seen["refused"] = True
+            return None
+
+    reg = default_registry().copy()
+    reg.add(Curious(), "test", "0", "test")
+    ruleset = load_ruleset(["curious"], registry=reg)
+    assert type(seen["upcard"]) is RulesetDraft and seen["upcard"].deck == ruleset.deck
+    assert seen["refused"] and ruleset.options["base_stake"] == 1
+    with pytest.raises(TypeError):
+        ruleset.options["base_stake"] = 2  # type: ignore[index]
