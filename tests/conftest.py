@@ -15,6 +15,15 @@ def assert_clean_failure(result, code: int, text: str) -> None:
     assert "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.fixture(name="random_game")
+def random_game_fixture():
+    """``random_game(seed, players=..., hands=..., variants=..., options=...)``: a game of random
+    legal play (tests/support/random_games.py, the one copy of the suite)."""
+    from random_games import random_game
+
+    return random_game
+
+
 @pytest.fixture(name="clean_failure")
 def clean_failure_fixture():
     """``clean_failure(result, code, text)``: a CLI result is one ``error:`` line, exit ``code``, no traceback."""

@@ -10,6 +10,8 @@ even after the hand ends; the hands are exposed at the end (A12.3).
 
 from __future__ import annotations
 
+from random_games import random_game as shared_random_game
+
 import random
 
 import msgspec
@@ -41,15 +43,7 @@ def pick(rng: random.Random, actions: list):
 
 
 def random_game(seed: int, players: int, hands: int, options: dict) -> Game:
-    names = ["ann", "bob", "cy"][:players]
-    game = Game.new(names, seed=seed, ruleset=load_ruleset((), {"max_turns_per_hand": 40, **options}))
-    rng = random.Random(seed)
-    for _ in range(hands):
-        game.deal()
-        while game.in_hand:
-            game.play(pick(rng, game.legal_actions()))
-    game.end()
-    return game
+    return shared_random_game(seed, players=["ann", "bob", "cy"][:players], hands=hands, options=options, max_turns=40, pick=pick)
 
 
 def check_views(game: Game) -> int:

@@ -3,7 +3,6 @@ any other argument it was given (checked on random play through pluggy's call mo
 
 from __future__ import annotations
 
-import random
 
 import pytest
 from sim_helpers import required_options
@@ -18,17 +17,12 @@ def _names():
 
 
 @pytest.mark.parametrize("name", _names())
-def test_no_hook_call_changes_what_it_is_given(name, pure_hooks):
+def test_no_hook_call_changes_what_it_is_given(name, pure_hooks, random_game):
     variants = () if name == "classic" else (name,)
-    ruleset = load_ruleset(variants, {"max_turns_per_hand": 30, **({} if name == "classic" else required_options(name))}, trace=True)
+    options = {} if name == "classic" else required_options(name)
+    ruleset = load_ruleset(variants, {"max_turns_per_hand": 30, **options}, trace=True)
     changed = pure_hooks(ruleset)
-    rng = random.Random(7)
-    lo, _hi = ruleset.player_range
-    game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=ruleset, seed=3)
-    for _ in range(3):
-        game.deal()
-        while game.in_hand:
-            game.play(rng.choice(game.legal_actions()))
+    game = random_game(7, hands=3, variants=variants, options=options, max_turns=30, ruleset=ruleset)
     assert game.state.hand_no == 3
     assert changed == []
 
