@@ -7,16 +7,14 @@ check.  Rulesets are loaded through a :class:`~tonk.core.ruleset.RulesetLoader`
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import msgspec
 
-from ..core.audit import AuditReport, Finding, audit_events
+from ..core.audit import AuditReport, Finding, audit_events, conservation_check
 from ..core.errors import RulesetError
-from ..core.events import Event, GameStarted, HandDealt, event_type
+from ..core.events import Event, GameStarted, HandDealt
 from ..core.ruleset import RulesetLoader
-from ..core.state import State, conservation_problem, evolve
 from ..variants import load_ruleset
 
 
@@ -56,30 +54,9 @@ def hand_at(events: list, seq: int | None) -> int | None:
 
 
 def conservation_findings(gid: str, events: list) -> list[dict[str, Any]]:
-    """Fold the events; after each one inside a hand every card of the hand's deck must be
-    in exactly one place.  The first problem is the finding (what follows rests on it)."""
-    state = State()
-    deck: tuple[str, ...] | None = None
-    for seq, e in enumerate(events, start=1):
-        try:
-            evolve(state, e)
-        except Exception as exc:
-            return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", f"{event_type(e)} cannot be applied to the position before it ({type(exc).__name__}: {exc})")]
-        if type(e) is HandDealt:
-            if e.deck:
-                deck = tuple(e.deck)
-            else:  # an explicit position: its own cards, each once
-                cards: list[str] = [c for h in e.hands.values() for c in h] + list(e.stock) + list(e.discard)
-                cards += [c for s in e.table for c in s.cards]
-                doubled = sorted(c for c, n in Counter(cards).items() if n > 1)
-                if doubled:
-                    return [_finding(gid, "conservation", seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))]
-                deck = tuple(cards)
-        if deck is not None and (state.in_hand or type(e).__name__ == "HandEnded"):
-            problem = conservation_problem(state, deck)
-            if problem:
-                return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", problem)]
-    return []
+    """The archive's conservation check (:func:`tonk.core.audit.conservation_check`) as findings."""
+    f = conservation_check(events)
+    return [] if f is None else [_finding(gid, "conservation", f.seq, f.hand_no, f.rule, f.message)]
 
 
 def audit_game(store, gid: str, rulesets: dict | None = None, load_ruleset: RulesetLoader = load_ruleset) -> dict[str, Any]:

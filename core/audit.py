@@ -19,6 +19,7 @@ totals.  Hash chains are the event store's business (``tonk.storage``).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 import msgspec
@@ -86,6 +87,38 @@ def command_of_event(event: Event):
         return DrawStock(event.player)
     if t is HandDealt and not event.explicit:
         return DealHand(deck=tuple(event.deck))
+    return None
+
+
+def conservation_check(events: Iterable[Event]) -> Finding | None:
+    """Card conservation over a log, without the rules: fold the events; after each one
+    inside a hand every card of the hand's deck (its recorded order, or an explicit
+    position's own cards, each once) must be in exactly one place (A1.1).  The first
+    problem, or ``None``; what follows it rests on it."""
+    state = State()
+    deck: tuple[str, ...] | None = None
+    gid = "?"
+    for seq, e in enumerate(events, start=1):
+        if type(e) is GameStarted:
+            gid = e.game_id
+        try:
+            evolve(state, e)
+        except Exception as exc:
+            return Finding(gid, seq, state.hand_no, "A1.1", f"{event_type(e)} cannot be applied to the position before it ({type(exc).__name__}: {exc})")
+        if type(e) is HandDealt:
+            if e.deck:
+                deck = tuple(e.deck)
+            else:  # an explicit position: its own cards, each once
+                cards: list[str] = [c for h in e.hands.values() for c in h] + list(e.stock) + list(e.discard)
+                cards += [c for s in e.table for c in s.cards]
+                doubled = sorted(c for c, n in Counter(cards).items() if n > 1)
+                if doubled:
+                    return Finding(gid, seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))
+                deck = tuple(cards)
+        if deck is not None and (state.in_hand or type(e) is HandEnded):
+            problem = conservation_problem(state, deck)
+            if problem:
+                return Finding(gid, seq, state.hand_no, "A1.1", problem)
     return None
 
 
