@@ -1,28 +1,33 @@
-"""Legal actions for the player to act, consistent with ``decide``.
-
-Two ways to the same list:
+"""Legal actions for the player to act: the candidates that the actions' verify functions accept.
 
 * :func:`legal_actions_checked` generates candidates from the position
   (draws, knocks, every spread the ruleset can form from the hand, every card
   on every spread, every discard) and keeps each one only if ``decide``
-  accepts it.  Consistent with ``decide`` by construction, and slow: every
-  knock candidate settles a whole hand.
-* :func:`legal_actions` is the fast path used in play and simulation.  When
-  the ruleset has no veto hooks, ``decide`` accepts a candidate exactly when
-  its base-game checks pass (whose turn, draw first, cards held, a non-empty
-  discard pile) and the ruleset's spread or hit check does not raise
-  :class:`IllegalAction`; those checks are made directly, in the same order,
-  without building events or settling a hand.  With veto hooks it falls back
-  to the checked path.  This relies on the hookspecs' contract that only the
-  spread and hit checks and vetoes forbid actions (settlement, knock outcome
-  and turn-end hooks never raise ``IllegalAction``); the tests compare both
-  paths, list for list, on random positions under every installed variant.
+  accepts it: the reference the tests compare with, and the path taken when
+  the ruleset has veto hooks.
+* :func:`legal_actions` is the path used in play and simulation: each
+  candidate is asked of its action's ``verify_<action>`` in
+  :mod:`tonk.core.turn` (the same functions ``decide`` runs before it builds
+  events), so no rule is written here.  What it saves, and how (each derived
+  from those rules, never a copy of them):
+
+  - the base game's predicates are asked without raising before a candidate
+    is built (``natural_spread_possible``, ``natural_hit_fits`` of
+    :mod:`tonk.core.spreads`, the one home of those rules);
+  - the turn-start commands' verdicts are kept per player and state of the
+    discard pile (without veto hooks nothing else of the position is read);
+  - after a draw every card held may be discarded (``verify_discard`` has
+    nothing else to refuse without veto hooks), so the discards are taken as
+    they are.
+
+  The tests compare both paths, list for list, on random positions under
+  every installed variant.
 """
 
 from __future__ import annotations
 
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .turn import decide, shortcuts
+from .turn import can, decide, shortcuts, verify_hit, verify_knock, verify_lay_spread
 from .errors import IllegalAction
 from .ruleset import Ruleset
 from .spreads import natural_hit_fits, natural_spread_possible
@@ -101,6 +106,14 @@ def _discards_of(p: str) -> "_Discards":
     return d
 
 
+def _accepts(verify, state: State, cmd, ruleset: Ruleset) -> bool:
+    try:
+        verify(state, cmd, ruleset)
+    except IllegalAction:
+        return False
+    return True
+
+
 def legal_actions(state: State, ruleset: Ruleset) -> list:
     """The actions the player to act may take now (same list, same order as
     :func:`legal_actions_checked`)."""
@@ -109,36 +122,35 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     if ruleset.has_vetoes:  # the ruleset's own flag (Shortcuts.has_vetoes is a copy of it)
         return legal_actions_checked(state, ruleset)
     p = state.to_act
+    sc = ruleset.compiled or shortcuts(ruleset)
     if state.drew is None:
-        # start of a turn: a knock is allowed (A7.1), so is asking for the stock even when it
-        # is empty (A11.2); the discard pile must hold a card (B-29)
-        t = _TURN_START.get(p) or _turn_start(p)
-        return list(t) if state.discard else list(t[:2])
-    sc = shortcuts(ruleset)  # only after a draw: the turn start needs no hook
+        # start of a turn: the turn-start commands that their verify functions accept.
+        # Without veto hooks those read nothing of the position but that no card was drawn
+        # yet and whether the discard pile holds a card, so their answers are kept per
+        # player and that fact (the tests compare every list with decide's verdicts)
+        key = (p, not state.discard)
+        legal = sc.turn_start_legal.get(key)
+        if legal is None:
+            t = _TURN_START.get(p) or _turn_start(p)
+            legal = sc.turn_start_legal[key] = tuple(c for c in t if can(state, c, ruleset))
+        return list(legal)
     hand = state.hands[p]
     out: list = []
     if ruleset.knock_timing == "before_discard":
-        out.append(Knock(p))
+        knock = Knock(p)
+        if _accepts(verify_knock, state, knock, ruleset):
+            out.append(knock)
     if sc.classic_spreads and not natural_spread_possible(hand):
         candidates = ()  # the base game's candidates would be empty: the hook is not asked
     else:
         candidates = sc.spread_candidates(hand)
-    if candidates:
-        held = set(hand)
-        check_spread = sc.check_spread
-        for shape in candidates:
-            cards = tuple(shape.cards)
-            cmd = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
-            if not all(c in held for c in cards):
-                continue
-            try:
-                check_spread(list(cards), dict(cmd.jokers_as))
-            except IllegalAction:
-                continue
+    for shape in candidates:
+        cards = tuple(shape.cards)
+        cmd = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
+        if _accepts(verify_lay_spread, state, cmd, ruleset):
             out.append(cmd)
     distinct = dict.fromkeys(hand)
     if state.table:
-        check_hit = sc.check_hit
         hit_options = sc.hit_options
         classic = sc.classic_hits
         for spread in state.table.values():
@@ -146,13 +158,12 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
                 if classic and not natural_hit_fits(spread.kind, spread.cards, card):
                     continue  # the base game's hit rule, asked without raising
                 for joker_as in hit_options(spread, card):
-                    try:
-                        check_hit(spread, card, joker_as)
-                    except IllegalAction:
-                        continue
-                    out.append(Hit(p, card, spread.id, joker_as))
+                    cmd = Hit(p, card, spread.id, joker_as)
+                    if _accepts(verify_hit, state, cmd, ruleset):
+                        out.append(cmd)
     discards = _DISCARDS.get(p)
     if discards is None:
         discards = _discards_of(p)
+    # verify_discard accepts every card held after a draw when no veto hook exists
     out += map(discards.__getitem__, distinct)  # one Discard per distinct card, in hand order
     return out

@@ -96,6 +96,7 @@ class Shortcuts:
         "has_vetoes",
         "settle_reads_state",
         "initial_tonk_totals",
+        "turn_start_legal",
     )
 
     def __init__(self, ruleset: Ruleset):
@@ -130,6 +131,8 @@ class Shortcuts:
         # the totals that are a tonk, or None to ask the hook
         wanted = rs.options.get("initial_tonk_totals") if direct and _only_classic(rs, "tonk_initial_tonks") else None
         self.initial_tonk_totals = frozenset(wanted) if wanted is not None else None
+        #: the legal turn-start commands by (player, discard pile empty), filled by tonk.core.legal
+        self.turn_start_legal: dict[tuple[str, bool], tuple] = {}
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
