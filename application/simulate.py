@@ -258,7 +258,7 @@ def relaxed_gc(young: int = 50_000):
 
     Play allocates many short-lived objects (events, commands, lists) and almost no
     reference cycles, so collecting the young generation every 700 allocations (the
-    default) costs time and finds nothing; a larger first threshold saves about 5%.
+    default) costs time and finds nothing (what it saves: docs/benchmarks.md).
     The previous thresholds are restored afterwards."""
     old = gc.get_threshold()
     gc.set_threshold(max(old[0], young), *old[1:])
