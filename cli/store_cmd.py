@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `to
 def interruption_reported(what: Callable[[], str]):
     """Ctrl-C inside: one line on stderr, ``interrupted: <what()>`` (what is stored, and that
     the store is consistent), and exit 130.  A simulation's own account
-    (:class:`~tonk.core.simulate.SimulationStopped`) is printed as it is."""
-    from ..core.simulate import SimulationStopped
+    (:class:`~tonk.application.simulate.SimulationStopped`) is printed as it is."""
+    from ..application.simulate import SimulationStopped
 
     try:
         yield
