@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test bench install clean
+.PHONY: run test test-quick lint typecheck bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,11 +22,24 @@ run: $(VENV)/.installed
 	$(BIN)/tonk simulate --hands 300 --players 3 --bot greedy --bot random --seed 1
 	$(BIN)/tonk audit --all
 
-test: $(VENV)/.installed
+test: lint typecheck
 	$(BIN)/pytest -q
+
+# the quick loop: everything but the tests marked slow
+test-quick: $(VENV)/.installed
+	$(BIN)/pytest -q -m "not slow"
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+
+# mypy on the tonk packages, through symlinks that give the bare folders their package names
+typecheck: $(VENV)/.installed
+	mkdir -p .typecheck/tonk
+	for d in core variants storage application cli; do ln -sfn ../../$$d .typecheck/tonk/$$d; done
+	MYPYPATH=.typecheck $(BIN)/mypy -p tonk.core -p tonk.variants -p tonk.storage -p tonk.application -p tonk.cli
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.run
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .typecheck

@@ -42,6 +42,7 @@ from typing import Callable, Iterable
 
 import msgspec
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
 from tonk.core.events import Event, encode
 from tonk.storage import EventStore
@@ -57,7 +58,7 @@ def recorded_games(games: int, hands: int = 5, seed: int = 0) -> list[tuple[str,
     out = []
     for k in range(games):
         rng = random.Random(seed * 1_000_003 + k)
-        g = Game.new(["ann", "bob", "cy"], seed=seed * 1_000_003 + k, options={"max_turns_per_hand": 200})
+        g = Game.new(["ann", "bob", "cy"], seed=seed * 1_000_003 + k, ruleset=load_ruleset((), {"max_turns_per_hand": 200}))
         for _ in range(hands):
             g.deal()
             while g.in_hand:

@@ -104,13 +104,13 @@ def _best(repeat: int, sides: dict[str, Callable[[], float]]) -> dict[str, float
 
 
 def _playout(bots: tuple[str, ...], players: int, hands: int, seed: int = 1) -> dict:
-    from tonk.core.simulate import SimConfig, simulate
+    from tonk.application.simulate import SimConfig, simulate
 
     return simulate(SimConfig(hands=hands, players=players, bots=bots, seed=seed))
 
 
 def _profile(bots: tuple[str, ...], players: int, hands: int, top: int = 15) -> list[dict]:
-    from tonk.core.simulate import SimConfig, simulate
+    from tonk.application.simulate import SimConfig, simulate
 
     prof = cProfile.Profile()
     prof.enable()
@@ -166,14 +166,14 @@ def bench_playouts(size: dict) -> dict:
 
 
 def archive_config(hands: int, seed: int = 3, workers: int = 1):
-    from tonk.core.simulate import SimConfig
+    from tonk.application.simulate import SimConfig
 
     return SimConfig(hands=hands, players=3, bots=ARCHIVE_BOTS, seed=seed, hands_per_game=10, workers=workers)
 
 
 def recorded_games(hands: int) -> list[tuple[str, list]]:
     """The archive's games as event lists (played once, stored by every side alike)."""
-    from tonk.core.simulate import play_game
+    from tonk.application.simulate import play_game
 
     config = archive_config(hands)
     ruleset = config.ruleset()
@@ -198,7 +198,7 @@ def _fresh(path: Path) -> Path:
 def bench_append(tmp: Path, games: list, size: dict) -> dict:
     from bench.bench_store import measure_append
 
-    from tonk.core.simulate import simulate
+    from tonk.application.simulate import simulate
 
     durable = measure_append(tmp, recorded=games, repeat=size["repeat"], durable=True)
     normal = measure_append(tmp, recorded=games, repeat=size["repeat"], durable=False)
@@ -269,8 +269,8 @@ def tonk_audit(path: Path) -> tuple[float, int]:
     ``game_started`` pins; rulesets are built once per distinct pinned spec
     (building one registers plugins)."""
     from tonk.core.audit import audit_events
-    from tonk.core.ruleset import ruleset_from_spec
     from tonk.storage import EventStore
+    from tonk.variants import load_ruleset
 
     n = 0
     rulesets: dict[bytes, Any] = {}
@@ -282,7 +282,7 @@ def tonk_audit(path: Path) -> tuple[float, int]:
             key = msgspec.json.encode(events[0].ruleset)
             rs = rulesets.get(key)
             if rs is None:
-                rs = rulesets[key] = ruleset_from_spec(events[0].ruleset)
+                rs = rulesets[key] = load_ruleset(events[0].ruleset)
             report = audit_events(events, ruleset=rs)
             assert report.clean, report.findings[:1]
             n += len(events)
@@ -293,7 +293,7 @@ def tonk_audit(path: Path) -> tuple[float, int]:
 def tonk_audit_cli_path(path: Path) -> tuple[float, int]:
     """``tonk audit --all``'s path (one scan; chain, conservation after every event,
     rules; a result object per game), results not kept."""
-    from tonk.cli.audit_cmd import audit_verified
+    from tonk.application.audit import audit_verified
     from tonk.storage import EventStore
 
     n = 0
@@ -393,7 +393,7 @@ def _audit_memory_child(path: str) -> None:
 
 
 def bench_memory(tmp: Path, size: dict) -> dict:
-    from tonk.core.simulate import simulate
+    from tonk.application.simulate import simulate
 
     out: dict[str, Any] = {}
     for hands in size["memory_hands"]:

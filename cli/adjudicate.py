@@ -162,7 +162,7 @@ def adjudicate_cmd(
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger.
 
     Cases are read and judged one at a time: each verdict is printed as it is made."""
-    from ..core.adjudication import adjudicate, compare
+    from ..application.adjudicate import adjudicate, compare, ruleset_loader
     from ..core.errors import HandRecordError
     from ..core.handrecord import stream_records
     from ..variants.registry import default_registry
@@ -170,7 +170,7 @@ def adjudicate_cmd(
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else default_registry()
         stream = stream_records(file)
-    rulesets: dict = {}  # one built ruleset per (variants, options) of the file
+    load_ruleset = ruleset_loader(registry)  # one built ruleset per (variants, options) of the file
     wanted = set(case)
     progress = _Progress(stream.size, str(file))
     json_doc = _JsonCases() if json_out else None
@@ -191,7 +191,7 @@ def adjudicate_cmd(
         if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
             progress.update(n_cases, pos)
             continue
-        v = adjudicate(raw, index, registry=registry, rulesets=rulesets)
+        v = adjudicate(raw, index, load_ruleset=load_ruleset)
         n_cases += 1
         diffs = None
         if v["status"] == "ok":

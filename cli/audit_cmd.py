@@ -9,7 +9,7 @@ Per game, three checks:
   every event, and every event applies to the position before it;
 * **rules**: every recorded action is re-run through ``decide`` under the
   ruleset pinned in ``game_started`` and must produce exactly the recorded
-  events (``core.audit.audit_events``).
+  events (``core.audit.audit_events``); the checks live in ``application.audit``.
 
 Each finding names the game, hand, event seq, rule id and what was expected
 versus recorded.  Exit 0 when every game is clean, 1 with findings, 2 when a
@@ -17,146 +17,17 @@ game cannot be audited (unknown id, missing database, a variant the game was
 recorded with is not installed).
 
 With ``--rules``/``--option`` the command re-adjudicates the recorded actions
-under other house rules instead (``core.reconsider``) and exits 0 unless the
+under other house rules instead (``application.reconsider``) and exits 0 unless the
 input is bad.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from .app import Failure, app, reported, settings
-
-# --- the checks (plain data, shared by the human and the JSON output) ----------------------
-
-
-def _finding(gid: str, check: str, seq: int | None, hand_no: int | None, rule: str, message: str, expected: Any = None, recorded: Any = None) -> dict[str, Any]:
-    return {
-        "game_id": gid,
-        "check": check,
-        "seq": seq,
-        "hand_no": hand_no,
-        "rule": rule,
-        "message": message,
-        "expected": expected,
-        "recorded": recorded,
-    }
-
-
-def hand_at(events: list, seq: int | None) -> int | None:
-    """The number of the hand event ``seq`` belongs to (0 before the first deal)."""
-    from ..core.events import HandDealt
-
-    if seq is None:
-        return None
-    hand = 0
-    for e in events[:seq]:
-        if type(e) is HandDealt:
-            hand = e.hand_no
-    return hand
-
-
-def conservation_findings(gid: str, events: list) -> list[dict[str, Any]]:
-    """Fold the events; after each one inside a hand every card of the hand's deck must be
-    in exactly one place.  The first problem is the finding (what follows rests on it)."""
-    from collections import Counter
-
-    from ..core.events import HandDealt, event_type
-    from ..core.state import State, conservation_problem, evolve
-
-    state = State()
-    deck: tuple[str, ...] | None = None
-    for seq, e in enumerate(events, start=1):
-        try:
-            evolve(state, e)
-        except Exception as exc:
-            return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", f"{event_type(e)} cannot be applied to the position before it ({type(exc).__name__}: {exc})")]
-        if type(e) is HandDealt:
-            if e.deck:
-                deck = tuple(e.deck)
-            else:  # an explicit position: its own cards, each once
-                cards: list[str] = [c for h in e.hands.values() for c in h] + list(e.stock) + list(e.discard)
-                cards += [c for s in e.table for c in s.cards]
-                doubled = sorted(c for c, n in Counter(cards).items() if n > 1)
-                if doubled:
-                    return [_finding(gid, "conservation", seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))]
-                deck = tuple(cards)
-        if deck is not None and (state.in_hand or type(e).__name__ == "HandEnded"):
-            problem = conservation_problem(state, deck)
-            if problem:
-                return [_finding(gid, "conservation", seq, state.hand_no, "A1.1", problem)]
-    return []
-
-
-def audit_game(store, gid: str, rulesets: dict | None = None) -> dict[str, Any]:
-    """Every check on one stored game, as the documented JSON object."""
-    (game,) = store.iter_verified_games([gid])
-    return audit_verified(game, rulesets)
-
-
-def audit_verified(game, rulesets: dict | None = None) -> dict[str, Any]:
-    """Every check on one game read by ``EventStore.iter_verified_games`` (its chain
-    already checked in the same pass as its decoding), as the documented JSON object.
-
-    ``rulesets``: a cache of built rulesets by pinned spec, shared across games (a
-    ruleset is built once per distinct spec; building one registers plugins)."""
-    import msgspec
-
-    from ..core.audit import audit_events
-    from ..core.errors import RulesetError
-    from ..core.events import GameStarted
-    from ..core.ruleset import ruleset_from_spec
-
-    gid = game.game_id
-    result: dict[str, Any] = {
-        "game_id": gid,
-        "verdict": "clean",
-        "events": game.version,
-        "hands": 0,
-        "checks": {"chain": "ok", "conservation": "not run", "rules": "not run"},
-        "findings": [],
-        "error": None,
-    }
-    findings = result["findings"]
-    events = game.events
-    decoded = game.decode_error is None
-    if not decoded:
-        seq = len(events) + 1
-        findings.append(_finding(gid, "decode", seq, hand_at(events, seq), "log", str(game.decode_error)))
-    for c in game.chain:
-        findings.insert(0, _finding(gid, "chain", c.seq, hand_at(events, c.seq), "chain", c.message, c.expected, c.found))
-        result["checks"]["chain"] = "failed"
-    if decoded:
-        cons = conservation_findings(gid, events)
-        findings.extend(cons)
-        result["checks"]["conservation"] = "failed" if cons else "ok"
-        try:
-            ruleset = None
-            first = events[0] if events else None
-            if rulesets is not None and type(first) is GameStarted:
-                key = msgspec.json.encode(first.ruleset)
-                ruleset = rulesets.get(key)
-                if ruleset is None:
-                    ruleset = rulesets[key] = ruleset_from_spec(first.ruleset)
-            report = audit_events(events, ruleset=ruleset)
-        except RulesetError as exc:
-            result["verdict"] = "error"
-            result["error"] = str(exc)
-        else:
-            result["hands"] = report.hands
-            for f in report.findings:
-                findings.append(_finding(gid, "rules", f.seq, f.hand_no, f.rule, f.message, _plain(f.expected, msgspec), _plain(f.recorded, msgspec)))
-            result["checks"]["rules"] = "failed" if report.findings else "ok"
-    if findings and result["verdict"] != "error":
-        result["verdict"] = "findings"
-    return result
-
-
-def _plain(value: Any, msgspec) -> Any:
-    return msgspec.to_builtins(value) if value is not None else None
-
 
 # --- people's output -------------------------------------------------------------------------
 
@@ -321,6 +192,7 @@ def _audit(store, ids: list[str] | None, json_out: bool) -> int:
     """Audit the games ``ids`` (``None``: every game), streaming: one game in memory at a
     time; people's output is printed game by game, and ``--json`` keeps each game's
     small result object (no events)."""
+    from ..application.audit import audit_verified
     from .render import console, print_json
 
     out = console()
@@ -367,7 +239,7 @@ def _audit(store, ids: list[str] | None, json_out: bool) -> int:
 
 def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool) -> int:
     from ..core.events import GameStarted
-    from ..core.reconsider import build_ruleset, reconsider, to_builtins
+    from ..application.reconsider import build_ruleset, reconsider, to_builtins
     from .render import console, print_json
 
     results = []

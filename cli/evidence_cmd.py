@@ -269,7 +269,7 @@ def check_receipts_possible(db: str, directory: Path) -> None:
 
 def write_simulation_receipts(db: str, directory: Path, configs: list) -> int:
     """Receipts for every hand's end of the games the simulations ``configs`` stored."""
-    from ..core.simulate import game_id_for
+    from ..application.simulate import game_id_for
     from ..storage import EventStore
 
     with EventStore.open(db, create=False) as store:

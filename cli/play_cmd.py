@@ -42,7 +42,7 @@ def parse_input(text: str, player: str, legal: list) -> Any:
     ``decide`` to say).
     """
     from ..core.cards import CardError, parse_card
-    from ..core.game import command_from
+    from ..core.game import parse_command
 
     words = text.strip().split()
     if not words:
@@ -55,11 +55,11 @@ def parse_input(text: str, player: str, legal: list) -> Any:
         return legal[n - 1]
     try:
         if head in ("d", "draw", "stock"):
-            return command_from("draw_stock", player, {})
+            return parse_command("draw_stock", player, {})
         if head in ("p", "pick", "take"):
-            return command_from("draw_discard", player, {})
+            return parse_command("draw_discard", player, {})
         if head in ("k", "knock"):
-            return command_from("knock", player, {})
+            return parse_command("knock", player, {})
         if head in ("s", "spread"):
             if len(args) < 3:
                 raise Failure("a spread names at least three cards, e.g. s 4H 5H 6H")
@@ -69,17 +69,17 @@ def parse_input(text: str, player: str, legal: list) -> Any:
                 cards.append(c)
                 if stands:
                     jokers[c] = stands
-            return command_from("spread", player, {"cards": cards, "jokers_as": jokers})
+            return parse_command("spread", player, {"cards": cards, "jokers_as": jokers})
         if head in ("h", "hit"):
             if len(args) != 2:
                 raise Failure("a hit names a card and a spread, e.g. h 8S S1")
             c, _, stands = args[0].partition("=")
             target = args[1].upper()
-            return command_from("hit", player, {"card": c, "target": target, "joker_as": stands or None})
+            return parse_command("hit", player, {"card": c, "target": target, "joker_as": stands or None})
         if head in ("x", "discard"):
             if len(args) != 1:
                 raise Failure("a discard names one card, e.g. x KD")
-            return command_from("discard", player, {"card": parse_card(args[0])})
+            return parse_command("discard", player, {"card": parse_card(args[0])})
     except CardError as exc:
         raise Failure(str(exc)) from None
     raise Failure(f"unknown command {words[0]!r} (? for help)")
@@ -124,26 +124,12 @@ def action_text(cmd: Any, discard_top: str | None = None) -> str:
     return str(cmd)
 
 
-class _RandomBot:
-    """Stand-in used only while ``tonk.core.bots`` is not installed: a uniformly random legal action."""
+def bot_of_kind(kind: str, points: dict[str, int] | None = None) -> Any:
+    """The bot of that kind (valuing cards by ``points``); an unknown kind is a :class:`Failure`."""
+    from ..core import bots
 
-    name = "random"
-
-    def choose(self, view, legal_actions, rng):
-        return rng.choice(list(legal_actions))
-
-
-def make_bot(kind: str, points: dict[str, int] | None = None) -> tuple[Any, str | None]:
-    """The bot of that kind (valuing cards by ``points``) and a note when it had to be substituted."""
     try:
-        from ..core import bots
-    except ImportError:
-        if kind in ("random", "greedy"):
-            note = None if kind == "random" else "the greedy bot is not installed yet; a random bot plays instead"
-            return _RandomBot(), note
-        raise Failure(f"unknown bot {kind!r} (bots: random, greedy)") from None
-    try:
-        return bots.make_bot(kind, points=points), None
+        return bots.make_bot(kind, points=points)
     except (KeyError, ValueError, LookupError) as exc:
         msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
         raise Failure(msg) from None
@@ -339,7 +325,7 @@ def play_cmd(
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
-    from ..core.reconsider import build_ruleset, parse_option_pairs
+    from ..application.reconsider import build_ruleset, parse_option_pairs
     from .render import console
 
     with reported():
@@ -352,7 +338,7 @@ def play_cmd(
         elif "max_turns_per_hand" not in named:
             fixed["max_turns_per_hand"] = 200
         ruleset = build_ruleset(variant, option, options=fixed)
-        seats, bots, notes = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
+        seats, bots = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
         import uuid
 
         game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()))
@@ -367,8 +353,6 @@ def play_cmd(
                 store.close()
                 raise
     out = console()
-    for n in notes:
-        out.print(f"[dim]note: {n}[/dim]")
     version = 0
 
     def record(events: list) -> None:
@@ -392,12 +376,11 @@ def play_cmd(
         raise typer.Exit(130)
 
 
-def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any], list[str]]:
+def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any]]:
     from ..core.names import check_name
 
     seats = [check_name(human, "--seat")]
     bots: dict[str, Any] = {}
-    notes: list[str] = []
     kinds_seen: dict[str, int] = {}
     for spec in bot_specs:
         name, sep, kind = spec.partition("=")
@@ -411,12 +394,10 @@ def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[li
         check_name(name, "--bot seat name")
         if name in seats:
             raise Failure(f"two seats are named {name!r}; name bots with --bot SEAT=KIND")
-        bot, note = make_bot(kind, points)
-        if note and note not in notes:
-            notes.append(note)
+        bot = bot_of_kind(kind, points)
         seats.append(name)
         bots[name] = bot
-    return seats, bots, notes
+    return seats, bots
 
 
 def _open_store(path: str):

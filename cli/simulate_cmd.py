@@ -4,7 +4,7 @@
     tonk simulate --hands 5000 --compare hit-penalty          # base game against hit-penalty
     tonk simulate --hands 5000 --variant hit-penalty --compare classic --json
 
-A thin command over :mod:`tonk.core.simulate`: the report (hands per second,
+A thin command over :mod:`tonk.application.simulate`: the report (hands per second,
 endings, win rate and mean net per seat and per bot, tonk outs, knocks, hand
 length) is printed as tables, or as JSON with ``--json``.  A progress bar goes
 to stderr when stderr is a terminal.  Simulated games are appended to the
@@ -28,8 +28,8 @@ BASE_NAMES = ("classic", "base")
 
 def _config(hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int):
     """A checked simulation config from command-line texts (options typed by their specs)."""
-    from ..core.reconsider import build_ruleset, parse_option_pairs
-    from ..core.simulate import SimConfig
+    from ..application.reconsider import build_ruleset, parse_option_pairs
+    from ..application.simulate import SimConfig
 
     ruleset = build_ruleset(variants, options)
     given = [k for k, _ in parse_option_pairs(options)]
@@ -186,7 +186,7 @@ def simulate_cmd(
     """Simulate many hands between bots and report what happened."""
     from ..core.bots import bot_names
     from ..core.errors import RulesetError, TonkError
-    from ..core.simulate import compare, simulate
+    from ..application.simulate import compare_rulesets, simulate
 
     path = None if no_store else (db or settings(ctx).db)
     with reported():
@@ -217,7 +217,7 @@ def simulate_cmd(
             if other is None:
                 result: Any = simulate(config, path, bar.advance)
             else:
-                result = compare(config, other, path, bar.advance)
+                result = compare_rulesets(config, other, path, bar.advance)
         if receipts is not None:
             from .evidence_cmd import write_simulation_receipts
 

@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `to
 def interruption_reported(what: Callable[[], str]):
     """Ctrl-C inside: one line on stderr, ``interrupted: <what()>`` (what is stored, and that
     the store is consistent), and exit 130.  A simulation's own account
-    (:class:`~tonk.core.simulate.SimulationStopped`) is printed as it is."""
-    from ..core.simulate import SimulationStopped
+    (:class:`~tonk.application.simulate.SimulationStopped`) is printed as it is."""
+    from ..application.simulate import SimulationStopped
 
     try:
         yield
@@ -212,10 +212,9 @@ def verify_cmd(
 
 def first_rules_finding(events: list):
     """The strict import's rules check: the game's first audit finding, or ``None``."""
-    from ..core.audit import audit_events
+    from ..application.audit import first_rules_finding as check
 
-    findings = audit_events(events).findings
-    return findings[0] if findings else None
+    return check(events)
 
 
 @app.command("backup")

@@ -48,13 +48,13 @@ def variants_cmd(
     variant_file: list[Path] = typer.Option([], "--variant-file", help="Also load a one-off variant from this Python file (repeatable)."),
 ) -> None:
     """List the installed variants (house rules): summary, options, hooks implemented, version."""
-    from ..variants.registry import default_registry, describe
+    from ..variants.registry import default_registry, describe_variant
 
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else default_registry()
         regs = [registry.get(name)] if name else registry.all()
     regs.sort(key=lambda r: (r.info.name != "classic", r.info.name))
-    described = [describe(r, doc=bool(name)) for r in regs]
+    described = [describe_variant(r, doc=bool(name)) for r in regs]
     if json_out:
         print_json({"variants": described, "problems": list(registry.problems)})
         return

@@ -41,7 +41,7 @@ _EXPORTS = {
     "decode": "events",
     "encode": "events",
     "Game": "game",
-    "command_from": "game",
+    "parse_command": "game",
     "legal_actions": "legal",
     "Ruleset": "ruleset",
     "State": "state",
@@ -70,7 +70,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, eagerly
     from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
     from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, TonkError, UnknownVariant
     from .events import Event, decode, encode
-    from .game import Game, command_from
+    from .game import Game, parse_command
     from .legal import legal_actions
     from .ruleset import Ruleset
     from .state import State, evolve, fold

@@ -11,15 +11,14 @@ verdict: per-action results and the ``deal``, ``end``, ``final_hands``,
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
-from .game import Game, command_from
+from .game import Game, parse_command
 from .handrecord import HandRecord, case_id_of, parse_record
-from .ruleset import Ruleset
+from .ruleset import Ruleset, RulesetLoader
 from .settlement import net_of
 
 
@@ -124,7 +123,7 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
             "effect": None,
         }
         try:
-            events = game.play(command_from(a.action, a.player, a.fields))
+            events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
             r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
         else:
@@ -158,19 +157,17 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     return out
 
 
-def adjudicate(raw: Any, index: int = 0, *, registry=None, rulesets: dict | None = None) -> dict[str, Any]:
-    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or ``error``.
-
-    ``rulesets``: a dict the caller keeps across the cases of one file (with one
-    ``registry``), so that cases under the same variants and options share one built
-    ruleset (building one costs more than judging a case)."""
+def adjudicate(raw: Any, index: int = 0, *, load_ruleset: RulesetLoader) -> dict[str, Any]:
+    """The verdict for one raw case object: ``ok``, ``skipped`` (variant not installed) or
+    ``error``; its ruleset is built by ``load_ruleset`` (:mod:`tonk.application.adjudicate`
+    passes :func:`tonk.variants.load_ruleset`)."""
     cid = case_id_of(raw, index)
     try:
         rec = parse_record(raw, index)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
     try:
-        ruleset = _ruleset(rec, registry, rulesets)
+        ruleset = load_ruleset(rec.variants, rec.options)
     except UnknownVariant as exc:
         return {"id": cid, "status": "skipped", "reason": f"variant {exc.name!r} is not installed"}
     except RulesetError as exc:
@@ -179,18 +176,6 @@ def adjudicate(raw: Any, index: int = 0, *, registry=None, rulesets: dict | None
         return run_record(rec, ruleset)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
-
-
-def _ruleset(rec: HandRecord, registry, cache: dict | None) -> Ruleset:
-    if cache is None:
-        return Ruleset(rec.variants, rec.options, registry=registry)
-    key = json.dumps([rec.variants, rec.options], sort_keys=True, default=repr)
-    ruleset = cache.get(key)
-    if ruleset is None:
-        if len(cache) >= 256:
-            cache.clear()
-        ruleset = cache[key] = Ruleset(rec.variants, rec.options, registry=registry)
-    return ruleset
 
 
 # --- comparing with the expected verdict --------------------------------------------------

@@ -19,6 +19,7 @@ totals.  Hash chains are the event store's business (``tonk.storage``).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 import msgspec
@@ -42,7 +43,7 @@ from .events import (
     SpreadLaid,
     event_type,
 )
-from .ruleset import Ruleset, ruleset_from_spec
+from .ruleset import Ruleset, RulesetLoader
 from .state import State, conservation_problem, evolve
 
 
@@ -69,7 +70,7 @@ class AuditReport(msgspec.Struct):
         return not self.findings
 
 
-def command_for(event: Event):
+def command_of_event(event: Event):
     """The command that produced a recorded event (``None`` for events no command asks for)."""
     t = type(event)
     if t is CardDrawn:
@@ -89,12 +90,46 @@ def command_for(event: Event):
     return None
 
 
+def conservation_check(events: Iterable[Event]) -> Finding | None:
+    """Card conservation over a log, without the rules: fold the events; after each one
+    inside a hand every card of the hand's deck (its recorded order, or an explicit
+    position's own cards, each once) must be in exactly one place (A1.1).  The first
+    problem, or ``None``; what follows it rests on it."""
+    state = State()
+    deck: tuple[str, ...] | None = None
+    gid = "?"
+    for seq, e in enumerate(events, start=1):
+        if type(e) is GameStarted:
+            gid = e.game_id
+        try:
+            evolve(state, e)
+        except Exception as exc:
+            return Finding(gid, seq, state.hand_no, "A1.1", f"{event_type(e)} cannot be applied to the position before it ({type(exc).__name__}: {exc})")
+        if type(e) is HandDealt:
+            if e.deck:
+                deck = tuple(e.deck)
+            else:  # an explicit position: its own cards, each once
+                cards: list[str] = [c for h in e.hands.values() for c in h] + list(e.stock) + list(e.discard)
+                cards += [c for s in e.table for c in s.cards]
+                doubled = sorted(c for c, n in Counter(cards).items() if n > 1)
+                if doubled:
+                    return Finding(gid, seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))
+                deck = tuple(cards)
+        if deck is not None and (state.in_hand or type(e) is HandEnded):
+            problem = conservation_problem(state, deck)
+            if problem:
+                return Finding(gid, seq, state.hand_no, "A1.1", problem)
+    return None
+
+
 def _plain(e: Event) -> object:
     return msgspec.to_builtins(e)
 
 
-def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, registry=None) -> AuditReport:
-    """Audit one game's events.  Raises :class:`RulesetError` if its rules are not installed."""
+def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, load_ruleset: RulesetLoader | None = None) -> AuditReport:
+    """Audit one game's events under ``ruleset``, or under the ruleset ``load_ruleset`` builds
+    from the spec the game pins (e.g. :func:`tonk.variants.load_ruleset`).  Raises
+    :class:`RulesetError` if its rules cannot be loaded."""
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, GameStarted):
@@ -104,7 +139,9 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
         return rep
     gid = first.game_id
     if ruleset is None:
-        ruleset = ruleset_from_spec(first.ruleset, registry=registry)
+        if load_ruleset is None:
+            raise RulesetError(f"game {gid}: no ruleset and no ruleset loader given to audit it")
+        ruleset = load_ruleset(first.ruleset)
     state = evolve(State(), first)
     report = AuditReport(gid, 1, 0)
     findings = report.findings
@@ -163,7 +200,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, reg
             i += 1
             continue
         else:
-            cmd = command_for(e)
+            cmd = command_of_event(e)
         if cmd is None:
             finding(seq, "log", f"{event_type(e)} does not follow from any action here", None, _plain(e))
             return report

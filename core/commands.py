@@ -76,7 +76,7 @@ def decode_command(data: bytes | str) -> Command:
     return _decoder.decode(data)
 
 
-def describe(command: Command) -> str:
+def describe_command(command: Command) -> str:
     """Short text of a command, e.g. ``hit 8S on S1``."""
     if isinstance(command, LaySpread):
         return "spread " + " ".join(command.cards)

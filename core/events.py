@@ -177,7 +177,7 @@ Event = Union[
     GameEnded,
 ]
 
-EVENT_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Event.__args__}
+EVENT_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Event.__args__}  # type: ignore[attr-defined]
 
 _encoder = msgspec.json.Encoder(order="deterministic")
 _decoder = msgspec.json.Decoder(Event)

@@ -1,7 +1,8 @@
 """The library API: a game at one table, in the spirit of python-chess's ``Board``.
 
 >>> from tonk.core import Game
->>> g = Game.new(["ann", "bob", "cy"], seed=7, dealer="cy")
+>>> from tonk.variants import load_ruleset
+>>> g = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset(), seed=7, dealer="cy")
 >>> g.deal()                                   # doctest: +ELLIPSIS
 [...]
 >>> g.to_act
@@ -51,29 +52,25 @@ class Game:
         cls,
         players: Sequence[str],
         *,
-        variants: Iterable[str] = (),
-        options: dict[str, Any] | None = None,
-        ruleset: Ruleset | None = None,
+        ruleset: Ruleset,
         dealer: str | None = None,
         seed: int | None = None,
         game_id: str | None = None,
     ) -> "Game":
-        """Start a game.  Without ``dealer`` the first dealer is chosen by a cut (A3.1).
+        """Start a game under ``ruleset`` (:func:`tonk.variants.load_ruleset` builds one from
+        variant names).  Without ``dealer`` the first dealer is chosen by a cut (A3.1).
 
         Without ``seed`` the game is secret: its seed is drawn from the operating
         system's CSPRNG (:mod:`secrets`), the cut and every deck follow from it, the id
         is a random UUID, and the seed is recorded only in ``game_ended``.  With
         ``seed`` the game is reproducible (its id derives from the seed) and not secret:
         whoever knows or can guess the seed knows every deck."""
-        ruleset = ruleset or Ruleset(variants, options)
         players = tuple(players)
         if len(set(players)) != len(players):
             raise SetupError("each seat needs a different player name")
         for p in players:
             check_name(p, "player name")
-        lo, hi = ruleset.player_range
-        if not lo <= len(players) <= hi:
-            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {len(players)} (more need variant more-players)")
+        ruleset.check_seats(len(players))
         secret = seed is None
         if secret:
             seed = secrets.randbits(128)
@@ -100,13 +97,12 @@ class Game:
         discard: Sequence[str] = (),
         table: Sequence[SpreadFacts] = (),
         to_act: str | None = None,
-        ruleset: Ruleset | None = None,
+        ruleset: Ruleset,
         game_id: str | None = None,
     ) -> "Game":
         """A game at a mid-hand position (a hand record's explicit setup), at the start of
         ``to_act``'s turn: piles top first, spreads already checked.  No initial-tonk check
         is made.  Every card of the ruleset's deck must appear exactly once."""
-        ruleset = ruleset or Ruleset()
         game = cls.new(players, ruleset=ruleset, dealer=dealer, seed=0, game_id=game_id)
         to_act = to_act or game.state.left_of(dealer)
         if to_act not in game.state.seat_of:
@@ -207,14 +203,14 @@ class Game:
 
     def act(self, action: str, **fields: Any) -> list[Event]:
         """Play by action name for the player to act, e.g. ``act("hit", card="8S", target="S1")``."""
-        return self.play(command_from(action, self.state.to_act, fields))
+        return self.play(parse_command(action, self.state.to_act, fields))
 
     def fold(self) -> State:
         """A fresh fold of the recorded events (equal to ``state`` when all is well)."""
         return fold(self.events)
 
 
-def command_from(action: str, player: str, fields: dict[str, Any]) -> Command:
+def parse_command(action: str, player: str, fields: dict[str, Any]) -> Command:
     """Build a command from an action name and its fields (cards in any accepted notation)."""
     if action == "knock":
         return Knock(player)

@@ -1,8 +1,9 @@
 """Ruleset: the resolved variants and options of a game; the only caller of ``pm.hook.*``.
 
-A ruleset owns one pluggy ``PluginManager`` built from the variant names a
-game records: the classic base game first, then each variant in the order
-given (pluggy asks the last registered first, so a later variant overrides an
+A ruleset owns one pluggy ``PluginManager`` built from the plugin objects it
+is given (:class:`~tonk.core.plugin.Registered`; finding them by name is
+:func:`tonk.variants.load_ruleset`'s business): the base game first, then
+each variant in the order given (pluggy asks the last registered first, so a later variant overrides an
 earlier one and every variant overrides the base game).  Options are checked
 against what the registered plugins declare: an unknown name or a bad value is
 an error, never silently defaulted.
@@ -32,14 +33,16 @@ deal size plus the upcard (if any) must leave at least one stock card
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 import pluggy
 
-from ..variants import PROJECT, OptionSpec, VariantInfo, hookspecs
-from ..variants.registry import Registered, Registry, default_registry
+from . import hookspecs
+from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
 from .cards import is_joker
-from .errors import IllegalAction, RulesetError
+from .errors import IllegalAction, RulesetError, SetupError
 from .events import PluginPin, RulesetSpec
 
 
@@ -112,35 +115,56 @@ def parse_option_text(spec: OptionSpec, text: str) -> Any:
         raise RulesetError(f"option {spec.name}: cannot read {text!r} (give JSON, e.g. [49,50] or {{\"2\":9}})") from None
 
 
+def declared_options(plugins: Sequence[Registered]) -> tuple[dict[str, OptionSpec], dict[str, str]]:
+    """The options the plugins declare (a later declaration wins: a variant may redeclare an
+    option of the base game, e.g. to widen its range) and the plugin that declares each."""
+    specs: dict[str, OptionSpec] = {}
+    owner: dict[str, str] = {}
+    for reg in plugins:
+        for spec in reg.info.options:
+            specs[spec.name] = spec
+            owner[spec.name] = reg.info.name
+    return specs, owner
+
+
+def unknown_option(key: str, variants: Sequence[str], specs: dict[str, OptionSpec]) -> RulesetError:
+    known = ", ".join(sorted(specs))
+    return RulesetError(f"unknown option {key!r} for variants [{', '.join(variants) or 'classic'}] (known: {known})")
+
+
+@dataclass(frozen=True)
+class RulesetDraft:
+    """What the hooks answered once per ruleset (deck, card points, seat range, deal size,
+    upcard, knock timing, wild cards) are given as ``ruleset``: the resolved options,
+    read-only, the variants named and, once it is built, the deck.  Never a half-built
+    :class:`Ruleset`."""
+
+    options: Mapping[str, Any]
+    variants: tuple[str, ...]
+    deck: tuple[str, ...] = ()
+
+
 class Ruleset:
     """The rules of one game: base game plus variants, with resolved options."""
 
-    def __init__(
-        self,
-        variants: Iterable[str] = (),
-        options: dict[str, Any] | None = None,
-        *,
-        registry: Registry | None = None,
-        extra: Iterable[Registered] = (),
-    ):
-        self.registry = registry or default_registry()
-        extra = list(extra)
-        extra_by_name = {r.info.name: r for r in extra}
-        regs: list[Registered] = [self.registry.get("classic")]
+    def __init__(self, plugins: Sequence[Registered], options: dict[str, Any] | None = None, *, trace: bool = False):
+        """``plugins``: the base game first, then the variants in the order named.
+        ``trace``: every hook call goes through pluggy's hook caller (so its tracing and
+        call monitoring see it) instead of the compiled direct calls."""
+        regs = list(plugins)
+        if not regs:
+            raise RulesetError("a ruleset needs the base game's plugin")
         names: list[str] = []
-        for raw in variants:
-            if raw in extra_by_name:
-                reg = extra_by_name[raw]
-            else:
-                reg = self.registry.get(raw)
-            if reg.info.name == "classic":
-                continue
-            if reg.info.name in names:
+        for reg in regs[1:]:
+            if reg.info.name in names or reg.info.name == regs[0].info.name:
                 raise RulesetError(f"variant {reg.info.name!r} is named twice")
             names.append(reg.info.name)
-            regs.append(reg)
+        self.trace = trace
+        #: the hot hook calls compiled once (``tonk.core.turn.shortcuts``), built on first use
+        self.compiled: Any = None
         self.variants: tuple[str, ...] = tuple(names)
         self.registered: tuple[Registered, ...] = tuple(regs)
+        self.base: Registered = regs[0]
 
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(hookspecs)
@@ -153,35 +177,30 @@ class Ruleset:
         self.pm = pm
         self.hook = pm.hook
 
-        self.option_specs: dict[str, OptionSpec] = {}
-        self.option_owner: dict[str, str] = {}
-        for reg in regs:
-            for spec in reg.info.options:
-                # a later variant may redeclare an option (e.g. to widen its range)
-                self.option_specs[spec.name] = spec
-                self.option_owner[spec.name] = reg.info.name
+        self.option_specs, self.option_owner = declared_options(regs)
         given = dict(options or {})
         resolved: dict[str, Any] = {}
         for key in given:
             if key not in self.option_specs:
-                known = ", ".join(sorted(self.option_specs))
-                raise RulesetError(f"unknown option {key!r} for variants [{', '.join(self.variants) or 'classic'}] (known: {known})")
+                raise unknown_option(key, self.variants, self.option_specs)
         for name, spec in self.option_specs.items():
             if name not in given and spec.required:
                 choices = f" (one of {', '.join(spec.choices)})" if spec.choices else ""
                 raise RulesetError(f"variant {self.option_owner[name]} needs the option {name} to be given{choices}: {spec.help}")
             value = given[name] if name in given else spec.default
             resolved[name] = coerce_option(spec, value)
-        self.options: dict[str, Any] = resolved
+        #: the resolved options, read-only (hooks are given them and must not change them)
+        self.options: Mapping[str, Any] = MappingProxyType(resolved)
         self.allow_conflicts: bool = bool(resolved.get("allow_conflicts", False))
         if not self.allow_conflicts:
             self._refuse_declared_conflicts()
-        complaints = [c for c in self.hook.tonk_check_options(options=resolved, variants=list(self.variants)) if c]
+        complaints = [c for c in self.hook.tonk_check_options(options=self.options, variants=list(self.variants)) if c]
         if complaints:
             raise RulesetError("; ".join(complaints))
 
-        # --- answers that depend only on the options, asked once
-        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=self))
+        # --- answers that depend only on the options, asked once, of a read-only draft
+        draft = RulesetDraft(self.options, self.variants)
+        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=draft))
         if len(set(self.deck)) != len(self.deck):
             raise RulesetError("the deck built by the variants holds a card twice")
         jokers = sum(1 for c in self.deck if is_joker(c))
@@ -189,14 +208,15 @@ class Ruleset:
             raise RulesetError(
                 f"option jokers={self.options.get('jokers')} needs a variant that puts that many jokers in the deck (jokers-wild)"
             )
-        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=self) for c in self.deck}
-        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=self))  # type: ignore[assignment]
-        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=self))
-        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=self)
+        draft = self.draft = RulesetDraft(self.options, self.variants, self.deck)
+        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=draft) for c in self.deck}
+        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=draft))  # type: ignore[assignment]
+        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=draft))
+        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=draft)
         if self.knock_timing not in ("start_of_turn", "before_discard"):
             raise RulesetError(f"knock timing {self.knock_timing!r} is neither start_of_turn nor before_discard")
         self._deal_sizes: dict[int, int] = {}
-        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=self) for c in answer or ())
+        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=draft) for c in answer or ())
         if not self.wild_cards <= set(self.deck):
             raise RulesetError("a variant declares wild cards that are not in the deck: " + " ".join(sorted(self.wild_cards - set(self.deck))))
         self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
@@ -215,7 +235,7 @@ class Ruleset:
         )
 
     def _refuse_declared_conflicts(self) -> None:
-        infos = [r.info for r in self.registered if r.info.name != "classic"]
+        infos = [r.info for r in self.registered[1:]]
         for i, a in enumerate(infos):
             for b in infos[i + 1 :]:
                 if b.name in a.conflicts or a.name in b.conflicts:
@@ -241,9 +261,9 @@ class Ruleset:
         for hook_name, kwargs, what in questions:
             answers: dict[str, Any] = {}
             for impl in getattr(self.hook, hook_name).get_hookimpls():
-                if impl.plugin_name == "classic" or impl.hookwrapper or getattr(impl, "wrapper", False):
+                if impl.plugin is self.base.plugin or impl.hookwrapper or getattr(impl, "wrapper", False):
                     continue
-                args = {**kwargs, "ruleset": self}
+                args = {**kwargs, "ruleset": self.draft}
                 answer = impl.function(*[args[a] for a in impl.argnames])
                 if answer is None:
                     continue
@@ -267,6 +287,13 @@ class Ruleset:
                     "seat fewer players (max_players) or deal fewer cards"
                 )
 
+    def check_seats(self, n: int) -> None:
+        """A table of ``n`` players is one this ruleset seats (A2, C1 more-players), or :class:`SetupError`."""
+        lo, hi = self.player_range
+        if not lo <= n <= hi:
+            hint = " (more need variant more-players)" if n > hi and "more-players" not in self.variants else ""
+            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}{hint}")
+
     # --- the pinned form --------------------------------------------------------------
     @property
     def spec(self) -> RulesetSpec:
@@ -283,7 +310,7 @@ class Ruleset:
     def deal_size(self, num_players: int) -> int:
         size = self._deal_sizes.get(num_players)
         if size is None:
-            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self))
+            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self.draft))
             self._deal_sizes[num_players] = size
         return size
 
@@ -329,24 +356,8 @@ class Ruleset:
         return f"Ruleset(variants={list(self.variants)!r}, options={self.options!r})"
 
 
-def ruleset_from_spec(spec: RulesetSpec, *, registry: Registry | None = None, strict_versions: bool = True) -> Ruleset:
-    """Rebuild the ruleset a game pinned, refusing a missing variant or another version.
+class RulesetLoader(Protocol):
+    """What the application layer needs to turn names or a pinned spec into a ruleset
+    (implemented by :func:`tonk.variants.load_ruleset`)."""
 
-    Used by audit: a game is never audited under rules other than its own.
-    """
-    registry = registry or default_registry()
-    for name in spec.variants:
-        if name not in registry:
-            pin = spec.plugins.get(name)
-            where = f" (recorded from {pin.dist} {pin.version})" if pin else ""
-            raise RulesetError(f"the game was recorded with variant {name!r}{where}, which is not installed")
-    if strict_versions:
-        for name, pin in spec.plugins.items():
-            if name not in registry:
-                raise RulesetError(f"the game was recorded with variant {name!r} ({pin.dist} {pin.version}), which is not installed")
-            reg = registry.get(name)
-            if reg.version != pin.version or reg.dist != pin.dist:
-                raise RulesetError(
-                    f"variant {name!r} was recorded as {pin.dist} {pin.version} but {reg.dist} {reg.version} is installed"
-                )
-    return Ruleset(spec.variants, dict(spec.options), registry=registry)
+    def __call__(self, spec: RulesetSpec | Iterable[str] = (), options: dict[str, Any] | None = None) -> Ruleset: ...

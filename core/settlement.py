@@ -6,6 +6,8 @@ Amounts are in base-stake units (B-27); each payment is one ledger line
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import msgspec
 
 from .events import Payment
@@ -47,13 +49,25 @@ def from_each(winner: str, seats: tuple[str, ...], amount: int, reason: str) -> 
 
 def lowest(players: list[str] | tuple[str, ...], totals: dict[str, int]) -> list[str]:
     """The players with the lowest total among ``players``, in seat order."""
-    low = min(map(totals.__getitem__, players))
-    return [p for p in players if totals[p] == low]
+    low: list[str] = []
+    low_total = 0
+    for p in players:
+        t = totals[p]
+        if not low or t < low_total:
+            low, low_total = [p], t
+        elif t == low_total:
+            low.append(p)
+    return low
 
 
 def to_lowest(low: list[str], payers: list[str] | tuple[str, ...], amount: int, reason: str) -> list[Payment]:
     """Each of ``low`` gets ``amount`` from every payer not in ``low`` (tied players do not pay each other, B-03)."""
-    return [Payment(p, w, amount, reason) for w in low for p in payers if p not in low]
+    ledger = []
+    for w in low:
+        for p in payers:
+            if p not in low:
+                ledger.append(Payment(p, w, amount, reason))
+    return ledger
 
 
 def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
@@ -68,54 +82,27 @@ def knock_outcome_strict(knocker: str, totals: dict[str, int]) -> str:
 def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], scheme: str) -> list[Payment]:
     """Payments when the knocker is not strictly lowest (A12.5-A12.7, B-02 to B-04, C6 ``caught-scheme``).
 
-    The catchers (others at or below the knocker) and the lowest of the others are found
-    in one loop over the seats, and the ledger is built with plain loops: the same lines
-    in the same order as the definition by comprehensions (``lowest``, ``to_lowest``;
-    tests compare the two for every scheme), at half the cost, since a knock caught
-    settles about two random hands in three and small comprehensions cost more than the
-    work in them."""
-    k = totals[knocker]
-    others: list[str] = []
-    catchers: list[str] = []
-    low: list[str] = []  # the lowest of the others, in seat order (lowest(others, totals))
-    low_total = 0
-    for p in seats:
-        if p == knocker:
-            continue
-        t = totals[p]
-        others.append(p)
-        if t <= k:
-            catchers.append(p)
-        if not low or t < low_total:
-            low_total = t
-            low = [p]
-        elif t == low_total:
-            low.append(p)
+    The catchers are the others at or below the knocker; the lowest of the others are
+    found by :func:`lowest`."""
+    others = [p for p in seats if p != knocker]
+    low = lowest(others, totals)
     ledger: list[Payment] = []
-    append = ledger.append
     if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):
-        for p in catchers:
-            append(Payment(knocker, p, 2, "caught_penalty"))
-        if scheme == "pagat":  # to_lowest(low, seats, 1, "low_hand")
-            for w in low:
-                for p in seats:
-                    if p not in low:
-                        append(Payment(p, w, 1, "low_hand"))
-        elif scheme == "pagat_without_knocker_base":  # to_lowest(low, others, 1, "low_hand")
-            for w in low:
-                for p in others:
-                    if p not in low:
-                        append(Payment(p, w, 1, "low_hand"))
+        k = totals[knocker]
+        for p in others:
+            if totals[p] <= k:  # a catcher
+                ledger.append(Payment(knocker, p, 2, "caught_penalty"))
+        if scheme == "pagat":
+            ledger += to_lowest(low, seats, 1, "low_hand")
+        elif scheme == "pagat_without_knocker_base":
+            ledger += to_lowest(low, others, 1, "low_hand")
     elif scheme == "double_to_low_only":
-        for p in low:
-            append(Payment(knocker, p, 2, "caught_penalty"))
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
     elif scheme == "double_to_low_plus_others_base":
-        for p in low:
-            append(Payment(knocker, p, 2, "caught_penalty"))
+        ledger += [Payment(knocker, p, 2, "caught_penalty") for p in low]
         ledger += to_lowest(low, others, 1, "low_hand")
     elif scheme == "dropper_pays_all_stakes":
-        for p in low:
-            append(Payment(knocker, p, len(seats) - 1, "caught_penalty"))
+        ledger += [Payment(knocker, p, len(seats) - 1, "caught_penalty") for p in low]
     else:  # pragma: no cover - options are validated
         raise ValueError(f"unknown caught scheme {scheme!r}")
     return ledger
@@ -144,9 +131,22 @@ def settle_classic(ending: Ending, options: dict) -> list[Payment]:
     return []
 
 
-def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
-    net = {p: 0 for p in seats}
+def initial_tonkers(totals: dict[str, int], wanted) -> list[str]:
+    """A5.1: the players whose dealt total is one of the ``wanted`` totals (the option
+    ``initial_tonk_totals``), in seat order.  The base game's hook and the deal's direct
+    check both ask this."""
+    return [p for p, t in totals.items() if t in wanted]
+
+
+def add_ledger(net: dict[str, int], ledger: Iterable[Payment]) -> dict[str, int]:
+    """Add a ledger's payments to ``net`` (player -> net, changed in place and returned):
+    the one home of ledger-to-net (the state's running net, a hand's net, the reports)."""
     for pay in ledger:
         net[pay.from_] -= pay.amount
         net[pay.to] += pay.amount
     return net
+
+
+def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
+    """Each seat's net of one ledger."""
+    return add_ledger({p: 0 for p in seats}, ledger)

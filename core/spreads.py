@@ -12,7 +12,7 @@ from itertools import combinations
 
 import msgspec
 
-from .cards import ORDER_OF, RANK_OF, SUIT_OF, card_for
+from .cards import ORDER_OF, RANK_OF, STANDARD_DECK, SUIT_OF, SUITS, card_for
 from .errors import IllegalAction
 
 
@@ -58,32 +58,45 @@ def check_natural_spread(cards: list[str]) -> SpreadShape:
     return SpreadShape("run", tuple(ordered))
 
 
+def natural_hit_fits(kind: str, spread_cards: tuple[str, ...] | list[str], card: str) -> bool:
+    """A9.2: a book takes a card of its rank while it holds fewer than four; a run takes the
+    next card of its suit at either end (ace low, no wrap).  The one home of the hit rule:
+    :func:`check_natural_hit` and the legal-action generator both ask it."""
+    if kind == "book":
+        return RANK_OF[card] == RANK_OF[spread_cards[0]] and len(spread_cards) < 4
+    if SUIT_OF[card] != SUIT_OF[spread_cards[0]]:
+        return False
+    o = ORDER_OF[card]
+    return o == ORDER_OF[spread_cards[-1]] + 1 or o == ORDER_OF[spread_cards[0]] - 1
+
+
 def check_natural_hit(kind: str, spread_cards: tuple[str, ...] | list[str], card: str) -> SpreadShape:
     """The spread after hitting ``card`` on it, or raise HIT_DOES_NOT_FIT: rule A9.2, or A8.3
     when the card would fit only with the ace high or by wrapping (B-35)."""
+    if natural_hit_fits(kind, spread_cards, card):
+        if kind == "book":
+            return SpreadShape("book", tuple(spread_cards) + (card,))
+        if ORDER_OF[card] == ORDER_OF[spread_cards[-1]] + 1:
+            return SpreadShape("run", tuple(spread_cards) + (card,))
+        return SpreadShape("run", (card,) + tuple(spread_cards))
+    # why it does not fit (the message and the rule cited; whether it fits is natural_hit_fits)
     if kind == "book":
         r = RANK_OF[spread_cards[0]]
         if RANK_OF[card] != r:
             raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", f"{card} is not of rank {r}, so it does not fit the book")
-        if len(spread_cards) >= 4:
-            raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", "the book already holds four cards")
-        return SpreadShape("book", tuple(spread_cards) + (card,))
+        raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", "the book already holds four cards")
     first, last = spread_cards[0], spread_cards[-1]
-    s = SUIT_OF[first]
-    if SUIT_OF[card] == s:
-        o = ORDER_OF[card]
-        if o == ORDER_OF[last] + 1:
-            return SpreadShape("run", tuple(spread_cards) + (card,))
-        if o == ORDER_OF[first] - 1:
-            return SpreadShape("run", (card,) + tuple(spread_cards))
-        if (o == 1 and ORDER_OF[last] == 13) or (o == 13 and ORDER_OF[first] == 1):
-            # B-35: a card that would fit only with the ace high (an ace on J-Q-K) or by
-            # wrapping (a king below A-2-3) breaks the run rule itself (ace low, no wrap)
-            raise IllegalAction(
-                "HIT_DOES_NOT_FIT",
-                "A8.3",
-                f"{card} does not extend the run {first}-{last}: the ace is low and a run does not wrap around",
-            )
+    o = ORDER_OF[card]
+    if SUIT_OF[card] == SUIT_OF[first] and (
+        (o == 1 and ORDER_OF[last] == 13) or (o == 13 and ORDER_OF[first] == 1)
+    ):
+        # B-35: a card that would fit only with the ace high (an ace on J-Q-K) or by
+        # wrapping (a king below A-2-3) breaks the run rule itself (ace low, no wrap)
+        raise IllegalAction(
+            "HIT_DOES_NOT_FIT",
+            "A8.3",
+            f"{card} does not extend the run {first}-{last}: the ace is low and a run does not wrap around",
+        )
     raise IllegalAction(
         "HIT_DOES_NOT_FIT",
         "A9.2",
@@ -91,8 +104,36 @@ def check_natural_hit(kind: str, spread_cards: tuple[str, ...] | list[str], card
     )
 
 
+# One bit per natural card, suit-major (suit * 16 + rank order): a hand's bits show at once
+# whether it holds three consecutive cards of a suit.  And a count per rank, one 4-bit
+# field per rank order (a natural card adds 1 << (rank order * 4)): a rank held three or
+# four times shows as a field with its 4-bit or both its 2-bit and 1-bit set (a count of 3
+# to 7; a deck of distinct cards gives at most 4, so no field overflows into the next).
+_RUN_BIT = {c: 1 << (SUITS.index(SUIT_OF[c]) * 16 + ORDER_OF[c]) for c in STANDARD_DECK}
+_RANK_COUNT = {c: 1 << (ORDER_OF[c] * 4) for c in STANDARD_DECK}
+_NIBBLE_LOW = sum(1 << (4 * i) for i in range(16))
+
+
+def natural_spread_possible(hand: list[str]) -> bool:
+    """Whether ``hand`` holds a spread at all: three consecutive ranks of one suit or three
+    cards of one rank (A8.2, A8.3), answered on bit masks without grouping the cards.  A
+    hand with any other card (a joker) is always worth asking about.  The candidates'
+    generator below asks it first (most hands hold no spread)."""
+    try:
+        runs = sum(map(_RUN_BIT.__getitem__, hand))
+    except KeyError:
+        return True
+    if runs & (runs >> 1) & (runs >> 2):
+        return True
+    counts = sum(map(_RANK_COUNT.__getitem__, hand))
+    # a field >= 3: its 4-bit set, or its 2-bit and its 1-bit
+    return bool(((counts >> 2) | ((counts >> 1) & counts)) & _NIBBLE_LOW)
+
+
 def natural_spread_candidates(hand: list[str]) -> list[SpreadShape]:
     """Every book and run that can be laid from the natural cards of ``hand``."""
+    if not natural_spread_possible(hand):
+        return []
     by_rank: dict[str, list[str]] = {}
     by_suit: dict[str, list[str]] = {}
     for c in hand:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
+from .settlement import add_ledger
 from .events import (
     CardDiscarded,
     CardDrawn,
@@ -286,9 +287,7 @@ def evolve(state: State, event: Event) -> State:
     elif t is HandEnded:
         state.in_hand = False
         state.last_ending = event
-        for pay in event.ledger:
-            state.net[pay.from_] -= pay.amount
-            state.net[pay.to] += pay.amount
+        add_ledger(state.net, event.ledger)
         state.dealer = event.next_dealer
     elif t is HandDealt:
         state.hand_no = event.hand_no

@@ -25,30 +25,25 @@ from .events import (
     SpreadLaid,
 )
 from .ruleset import Ruleset
-from .settlement import Ending, settle_classic
+from .settlement import Ending, initial_tonkers, settle_classic
 from .state import State, evolve
 
-# --- direct hook calls -------------------------------------------------------------------
+# --- compiled hook calls -----------------------------------------------------------------
 #
-# Simulation throughput is dominated by hook calls: pluggy's generic call path
-# (keyword checks, a copy of the implementation list, ``_multicall``) costs
-# more than most hook bodies.  ``shortcuts(ruleset)`` resolves each hot hook
-# once per ruleset into a plain function that calls the same implementations,
-# in the same order, with the same first-answer / collected semantics.  Only
-# plain implementations qualify (no wrappers, no keyword-only defaults) and only
-# with pluggy's own call loop in place (no tracing or monitoring); otherwise
-# the ruleset's own method is used, so the answers are the same either way.
-
-try:  # pluggy's default call loop; tracing/monitoring replaces it on the manager
-    from pluggy._callers import _multicall as _PLUGGY_MULTICALL
-except Exception:  # pragma: no cover - another pluggy layout: never shortcut
-    _PLUGGY_MULTICALL = None
+# ``shortcuts(ruleset)`` resolves each hot hook once per ruleset into a plain
+# function that calls the same implementations, in the same order, with the
+# same first-answer / collected semantics as pluggy's hook caller, using only
+# pluggy's public API (``get_hookimpls()`` and each implementation's
+# ``function`` and ``argnames``).  Only plain implementations qualify (no
+# wrappers, no keyword-only defaults); a ruleset built with ``trace=True``
+# compiles nothing, so every call goes through pluggy (where its tracing and
+# call monitoring see it).  The answers are the same either way.  Why this
+# exists and what it saves: docs/benchmarks.md.
 
 
 def _direct_hook(ruleset: Ruleset, name: str):
     """A plain function calling first-answer hook ``name``'s implementations like pluggy does, or ``None``."""
-    pm = getattr(ruleset, "pm", None)
-    if pm is None or _PLUGGY_MULTICALL is None or getattr(pm, "_inner_hookexec", None) is not _PLUGGY_MULTICALL:
+    if ruleset.trace:
         return None
     caller = getattr(ruleset.hook, name, None)
     if caller is None or caller.spec is None:
@@ -101,17 +96,13 @@ class Shortcuts:
         "has_vetoes",
         "settle_reads_state",
         "initial_tonk_totals",
+        "turn_start_legal",
     )
 
-    def __init__(self, ruleset: Ruleset, *, direct: bool = True):
+    def __init__(self, ruleset: Ruleset):
         rs = self.ruleset = ruleset
-        if not direct:  # every call through the ruleset (the reference the tests compare with)
-
-            def _direct(rs, name):  # noqa: F811 - shadows the module function on purpose
-                return None
-
-        else:
-            _direct = _direct_hook
+        direct = not rs.trace  # traced: every call through the ruleset (the reference the tests compare with)
+        _direct = _direct_hook
         f = _direct(rs, "tonk_knock_outcome")
         self.knock_outcome = (lambda knocker, totals: f(knocker, totals, rs)) if f else rs.knock_outcome
         f_settle = _direct(rs, "tonk_settle")
@@ -140,28 +131,25 @@ class Shortcuts:
         # the totals that are a tonk, or None to ask the hook
         wanted = rs.options.get("initial_tonk_totals") if direct and _only_classic(rs, "tonk_initial_tonks") else None
         self.initial_tonk_totals = frozenset(wanted) if wanted is not None else None
+        #: the legal turn-start commands by (player, discard pile empty), filled by tonk.core.legal
+        self.turn_start_legal: dict[tuple[str, bool], tuple] = {}
 
 
 def _only_classic(ruleset: Ruleset, name: str) -> bool:
-    """Whether hook ``name`` is answered by the base game's implementation alone."""
-    from ..variants import classic
-
+    """Whether hook ``name`` is answered by the base game's implementation alone (and the
+    base game is the classic plugin, whose bodies the shortcuts above call directly)."""
     caller = getattr(ruleset.hook, name, None)
-    if caller is None:
+    if caller is None or ruleset.base.info.name != "classic":
         return False
     impls = caller.get_hookimpls()
-    return len(impls) == 1 and impls[0].function is getattr(classic, name, None) and not (impls[0].hookwrapper or impls[0].wrapper)
+    return len(impls) == 1 and impls[0].plugin is ruleset.base.plugin and not (impls[0].hookwrapper or impls[0].wrapper)
 
 
 def shortcuts(ruleset: Ruleset) -> Shortcuts:
-    """The :class:`Shortcuts` of ``ruleset`` (built on first use, then kept on the ruleset)."""
-    sc = getattr(ruleset, "_decide_shortcuts", None)
-    if sc is None or sc.ruleset is not ruleset:
-        sc = Shortcuts(ruleset)
-        try:
-            ruleset._decide_shortcuts = sc  # type: ignore[attr-defined]
-        except AttributeError:  # pragma: no cover - a ruleset with __slots__: rebuild each time
-            pass
+    """The :class:`Shortcuts` of ``ruleset`` (compiled on first use, then kept on the ruleset)."""
+    sc = ruleset.compiled
+    if sc is None:
+        sc = ruleset.compiled = Shortcuts(ruleset)
     return sc
 
 
@@ -243,14 +231,24 @@ def _in_hand(state: State, player: str, card: str, rule: str) -> None:
 # --- the actions -------------------------------------------------------------------------
 
 
-def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
-    """A7.1: knock at the start of one's turn (or before discarding with knock-before-discard);
-    every hand is counted (A12.3) and the outcome settled (A12.4-A12.7)."""
-    p = cmd.player
+# Each action has a ``verify_<action>`` that raises the violation the command commits in
+# this position (or returns what the check found, e.g. the spread's shape), and the action
+# itself is its verify plus the events.  ``can`` (and the legal actions) ask the same
+# verify functions, so each rule is written once.
+
+
+def verify_knock(state: State, cmd: Knock, ruleset: Ruleset) -> None:
+    """A7.1: a knock comes at the start of one's turn (or before discarding with knock-before-discard)."""
     if state.drew is not None and ruleset.knock_timing == "start_of_turn":
         raise IllegalAction("KNOCK_NOT_AT_TURN_START", "A7.1", "a knock is only allowed at the start of your turn, before drawing")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+
+
+def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
+    """A7.1: knock; every hand is counted (A12.3) and the outcome settled (A12.4-A12.7)."""
+    verify_knock(state, cmd, ruleset)
+    p = cmd.player
     totals = totals_of(state, ruleset)
     sc = shortcuts(ruleset)
     outcome = sc.knock_outcome(p, totals)
@@ -261,8 +259,9 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     return [first, end_hand(after, ruleset, ending, state.hands, sc)]
 
 
-def _may_draw(state: State, cmd, ruleset: Ruleset) -> None:
-    """A7.2: exactly one draw a turn; then the variants' vetoes."""
+def verify_draw_stock(state: State, cmd, ruleset: Ruleset) -> None:
+    """A7.2: exactly one draw a turn; then the variants' vetoes.  Asking for an empty stock
+    is allowed (it ends the hand, A11.2).  Every draw is verified by this."""
     if state.drew is not None:
         raise IllegalAction("ALREADY_DREW", "A7.2", "you have already drawn this turn: exactly one card is drawn per turn")
     if ruleset.has_vetoes:
@@ -271,8 +270,8 @@ def _may_draw(state: State, cmd, ruleset: Ruleset) -> None:
 
 def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     """A7.2: take the stock top; with an empty stock the request ends the hand (A11.2, B-18, A12.8)."""
+    verify_draw_stock(state, cmd, ruleset)
     p = cmd.player
-    _may_draw(state, cmd, ruleset)
     if not state.stock:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
@@ -280,13 +279,17 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
     return [CardDrawn(player=p, source="stock", card=state.stock[-1])]
 
 
-def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
-    """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
-    p = cmd.player
-    _may_draw(state, cmd, ruleset)
+def verify_draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> None:
+    """A7.2: one draw a turn (as from the stock), from a discard pile that holds a card (B-29)."""
+    verify_draw_stock(state, cmd, ruleset)
     if not state.discard:
         raise IllegalAction("DISCARD_PILE_EMPTY", "A7.2", "the discard pile is empty: draw from the stock")
-    return [CardDrawn(player=p, source="discard", card=state.discard[-1])]
+
+
+def draw_discard(state: State, cmd: DrawDiscard, ruleset: Ruleset) -> list[Event]:
+    """A7.2: take the top card of the discard pile (only the top is usable, A7.5)."""
+    verify_draw_discard(state, cmd, ruleset)
+    return [CardDrawn(player=cmd.player, source="discard", card=state.discard[-1])]
 
 
 def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict[str, list[str]], player: str) -> list[Event]:
@@ -297,52 +300,71 @@ def _tonk_out_if_empty(state: State, ruleset: Ruleset, first: Event, hands: dict
     return [first, end_hand(after, ruleset, ending, hands)]
 
 
-def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
-    """A7.3, A8: lay a new book or run from hand, after drawing."""
+def verify_lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset):
+    """A7.3, A8: after drawing, a book or run of cards held; returns the spread's shape."""
     p = cmd.player
     _must_have_drawn(state, "lay a spread", "A7.3")
-    cards = list(cmd.cards)
     hand = state.hands[p]
-    for c in cards:
+    for c in cmd.cards:
         if c not in hand:
             raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
-    shape = shortcuts(ruleset).check_spread(cards, dict(cmd.jokers_as))
+    shape = shortcuts(ruleset).check_spread(list(cmd.cards), dict(cmd.jokers_as))
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+    return shape
+
+
+def lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset) -> list[Event]:
+    """A7.3, A8: lay a new book or run from hand, after drawing."""
+    shape = verify_lay_spread(state, cmd, ruleset)
+    p = cmd.player
     sid = f"S{state.next_spread_no}"
     ev = SpreadLaid(player=p, spread_id=sid, kind=shape.kind, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
-    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cards)), p)
+    return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=tuple(cmd.cards)), p)
 
 
-def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
-    """A9: add one card from hand to any spread on the table (B-13, B-15)."""
-    p = cmd.player
+def verify_hit(state: State, cmd: Hit, ruleset: Ruleset):
+    """A9: after drawing, a card held that fits a spread on the table; returns the spread
+    and its shape after the hit."""
     _must_have_drawn(state, "hit a spread", "A7.3")
-    _in_hand(state, p, cmd.card, "A9.1")
+    _in_hand(state, cmd.player, cmd.card, "A9.1")
     spread = state.table.get(cmd.target)
     if spread is None:
         raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
     shape = shortcuts(ruleset).check_hit(spread, cmd.card, cmd.joker_as)
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+    return spread, shape
+
+
+def hit(state: State, cmd: Hit, ruleset: Ruleset) -> list[Event]:
+    """A9: add one card from hand to any spread on the table (B-13, B-15)."""
+    spread, shape = verify_hit(state, cmd, ruleset)
+    p = cmd.player
     ev = CardHit(player=p, spread_id=spread.id, card=cmd.card, cards=tuple(shape.cards), jokers_as=dict(shape.jokers_as))
     if len(state.hands[p]) > 1:  # cards left after the hit: no tonk out (the card is in hand)
         return [ev]
     return _tonk_out_if_empty(state, ruleset, ev, _hands_after(state, p, remove=(cmd.card,)), p)
 
 
-def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
-    """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
-    p = cmd.player
+def verify_discard(state: State, cmd: Discard, ruleset: Ruleset) -> None:
+    """A7.4: after drawing, a card held."""
     # _must_have_drawn(state, "discard", "A7.4") and _in_hand(state, p, cmd.card, "A7.4"),
-    # written out: a discard is half of all actions (B-35: both cite the discard rule A7.4)
+    # each asked only when it raises: a discard is half of all actions (docs/benchmarks.md);
+    # B-35: both cite the discard rule A7.4
     if state.drew is None:
         _must_have_drawn(state, "discard", "A7.4")
-    hand = state.hands[p]
-    if cmd.card not in hand:
-        _in_hand(state, p, cmd.card, "A7.4")
+    if cmd.card not in state.hands[cmd.player]:
+        _in_hand(state, cmd.player, cmd.card, "A7.4")
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
+
+
+def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
+    """A7.4, A10.2: discard to end the turn; an empty hand after it is out by discard (A12.2)."""
+    verify_discard(state, cmd, ruleset)
+    p = cmd.player
+    hand = state.hands[p]
     ev = CardDiscarded(player=p, card=cmd.card)
     if len(hand) == 1:  # the last card (it is in hand): out by discard
         hands = _hands_after(state, p, remove=(cmd.card,))
@@ -376,6 +398,16 @@ _ACTIONS = {
     Discard: discard,
 }
 
+#: each player command's verify function (the rules of that action, raising the violation)
+VERIFY = {
+    Knock: verify_knock,
+    DrawStock: verify_draw_stock,
+    DrawDiscard: verify_draw_discard,
+    LaySpread: verify_lay_spread,
+    Hit: verify_hit,
+    Discard: verify_discard,
+}
+
 
 def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     """A4, A5: deal the next hand from a deck order or a seeded shuffle; settle initial tonks."""
@@ -386,9 +418,7 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     if state.game_over:
         raise SetupError("the game is over")
     n = len(state.players)
-    lo, hi = ruleset.player_range
-    if not lo <= n <= hi:
-        raise SetupError(f"this ruleset seats {lo} to {hi} players, not {n}")
+    ruleset.check_seats(n)
     if cmd.deck is not None:
         deck = tuple(cmd.deck)
         # the same test as comparing sorted lists, since the ruleset's deck holds each card once
@@ -428,7 +458,7 @@ def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> lis
         else:
             return []
         totals = {p: sum(map(pts.__getitem__, dealt_hands[p])) for p in state.players}
-        tonkers = [p for p, t in totals.items() if t in wanted]
+        tonkers = initial_tonkers(totals, wanted)
         hands = {p: list(h) for p, h in dealt_hands.items()}
     else:
         hands = {p: list(h) for p, h in dealt.hands.items()}
@@ -444,13 +474,8 @@ def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> lis
     return [end_hand(after, ruleset, ending, hands)]
 
 
-def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
-    """The events a command produces, or :class:`IllegalAction` (nothing changes)."""
-    action = _ACTIONS.get(type(command))
-    if action is None:
-        if type(command) is DealHand:
-            return deal_hand(state, command, ruleset)
-        raise TypeError(f"not a command: {command!r}")
+def verify_turn(state: State, command) -> None:
+    """A hand is in play (A12) and it is the command's player's turn (A6.1)."""
     if not state.in_hand:
         if state.last_ending is not None:
             raise IllegalAction("HAND_OVER", "A12", "the hand has already ended")
@@ -460,4 +485,34 @@ def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
         if p not in state.seat_of:
             raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"{p!r} is not a player at this table")
         raise IllegalAction("NOT_YOUR_TURN", "A6.1", f"it is {state.to_act}'s turn, not {p}'s")
+
+
+def verify(state: State, command, ruleset: Ruleset) -> None:
+    """Raise the :class:`IllegalAction` a player command commits now; return if it is legal."""
+    check = VERIFY.get(type(command))
+    if check is None:
+        raise TypeError(f"not a player command: {command!r}")
+    verify_turn(state, command)
+    check(state, command, ruleset)
+
+
+def can(state: State, command, ruleset: Ruleset) -> bool:
+    """Whether a player command is legal now (:func:`verify` raises nothing)."""
+    try:
+        verify(state, command, ruleset)
+    except IllegalAction:
+        return False
+    return True
+
+
+def decide(state: State, command, ruleset: Ruleset) -> list[Event]:
+    """The events a command produces, or :class:`IllegalAction` (nothing changes): the
+    action's verify function, then its events."""
+    action = _ACTIONS.get(type(command))
+    if action is None:
+        if type(command) is DealHand:
+            return deal_hand(state, command, ruleset)
+        raise TypeError(f"not a command: {command!r}")
+    if not state.in_hand or command.player != state.to_act:  # verify_turn passes otherwise
+        verify_turn(state, command)
     return action(state, command, ruleset)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.cards import BASE_POINTS, RANK_OF, STANDARD_DECK, is_joker
 from ..core.errors import IllegalAction
-from ..core.settlement import CAUGHT_SCHEMES, STOCK_TIES, knock_outcome_strict, settle_classic
+from ..core.settlement import CAUGHT_SCHEMES, STOCK_TIES, initial_tonkers, knock_outcome_strict, settle_classic
 from ..core.spreads import check_natural_hit, check_natural_spread, natural_spread_candidates
 from . import OptionSpec, VariantInfo, hookimpl
 
@@ -76,8 +76,7 @@ def tonk_wild_cards(ruleset):
 
 @hookimpl
 def tonk_initial_tonks(hands, totals, ruleset):
-    wanted = set(ruleset.options["initial_tonk_totals"])
-    return [p for p, t in totals.items() if t in wanted]
+    return initial_tonkers(totals, set(ruleset.options["initial_tonk_totals"]))
 
 
 @hookimpl

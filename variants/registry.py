@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -21,7 +20,8 @@ from typing import Any
 import msgspec
 
 from ..core.errors import RulesetError, UnknownVariant
-from . import PROJECT, VariantInfo, hookspecs, variant_info
+from ..core import hookspecs
+from ..core.plugin import PROJECT, Registered, variant_info
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
@@ -54,17 +54,6 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "tonk.variants.stock_end_immediate",
     "tonk.variants.stock_tie",
 )
-
-
-@dataclass(frozen=True)
-class Registered:
-    """A variant that can be used: its plugin object, info, and where it came from."""
-
-    plugin: Any
-    info: VariantInfo
-    dist: str
-    version: str
-    source: str  # "entry-point", "builtin" or "file:<path>"
 
 
 class Registry:
@@ -164,7 +153,7 @@ def hooks_of(plugin: Any) -> list[str]:
     return [n for n in HOOK_NAMES if hasattr(getattr(plugin, n, None), marker)]
 
 
-def describe(reg: Registered, *, doc: bool = False) -> dict[str, Any]:
+def describe_variant(reg: Registered, *, doc: bool = False) -> dict[str, Any]:
     """A plain-data description of a variant (``tonk variants --json``)."""
     info = reg.info
     out: dict[str, Any] = {

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import random
-import sys
-from pathlib import Path
 
 import msgspec
 import pytest
 
-from tonk.core import Game, Ruleset
+from tonk.variants import load_ruleset
+from tonk.core import Game
 from tonk.core.bots import BOTS, BotError, GreedyBot, RandomBot, bot_names, make_bot, register_bot
 from tonk.core.commands import DrawDiscard, DrawStock, Knock
-from tonk.core.simulate import SimConfig, play_game, simulate
+from tonk.application.simulate import SimConfig, play_game, simulate
 from tonk.core.state import State
 from tonk.core.views import PlayerView, player_view, visible_cards
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simulate"))  # the simulation tests' helpers
-from sim_helpers import required_options  # noqa: E402
+from sim_helpers import required_options
 
 
 def test_bot_names_and_unknown_bot():
@@ -30,7 +28,7 @@ def test_bot_names_and_unknown_bot():
 
 def _positions(seed: int, hands: int, players: int = 3, options=None):
     """Live positions of a game played by greedy bots (the bot under test acts in each)."""
-    ruleset = Ruleset((), options or {})
+    ruleset = load_ruleset((), options or {})
     game = Game.new([f"P{i}" for i in range(1, players + 1)], ruleset=ruleset, seed=seed)
     bot = make_bot("greedy", ruleset.points)
     rng = random.Random(seed)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+
+from random_games import random_game
 
 from tonk.cli.app import app
 from tonk.core import Game
@@ -34,22 +35,14 @@ def record_game(
     finish: bool = True,
 ) -> Game:
     """Play a game with random legal actions and record it command by command."""
-    game = Game.new(list(players), seed=seed, variants=variants, options={"max_turns_per_hand": 60, **(options or {})})
-    rng = random.Random(seed)
     with EventStore.open(path, create=True) as store:
-        version = store.append(game.game_id, list(game.events), 0)
-        for _ in range(hands):
-            version = store.append(game.game_id, game.deal(), version)
-            while game.in_hand:
-                actions = game.legal_actions()
-                # knock seldom, so hands last a while
-                choice = rng.choice([a for a in actions if type(a).__name__ != "Knock"] or actions)
-                if rng.random() < 0.03 and type(actions[0]).__name__ == "Knock":
-                    choice = actions[0]
-                version = store.append(game.game_id, game.play(choice), version)
-        if finish:
-            store.append(game.game_id, [game.end()], version)
-    return game
+        version = 0
+
+        def append(game: Game, events: list) -> None:
+            nonlocal version
+            version = store.append(game.game_id, events, version)
+
+        return random_game(seed, players=players, hands=hands, variants=variants, options=options, max_turns=60, end=finish, on_events=append)
 
 
 def invoke(runner: CliRunner, db: Path, *args: str, input: str | None = None):

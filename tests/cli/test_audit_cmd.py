@@ -10,8 +10,8 @@ from pathlib import Path
 
 import msgspec
 
+from tonk.variants import load_ruleset
 from tonk.core.events import CardDiscarded, HandEnded, encode
-from tonk.core.ruleset import Ruleset
 
 GENESIS = "0" * 64
 FINDING_KEYS = {"game_id", "check", "seq", "hand_no", "rule", "message", "expected", "recorded"}
@@ -162,7 +162,7 @@ def test_a_game_recorded_with_a_missing_variant_cannot_be_audited(tonk, db, reco
     reg = Registry()
     reg.add(classic, "tonk", default_registry().get("classic").version, "builtin")
     reg.add(gone, "tonk-extras", "9.9", "entry-point")
-    game = Game.new(["ann", "bob"], ruleset=Ruleset(["vanished-rule"], registry=reg), seed=1)
+    game = Game.new(["ann", "bob"], ruleset=load_ruleset(["vanished-rule"], registry=reg), seed=1)
     game.deal()
     with EventStore.open(db) as store:
         store.append(game.game_id, game.events, 0)

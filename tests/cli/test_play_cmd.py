@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
 from tonk.core.commands import Discard, DrawStock, Hit, Knock, LaySpread
 from tonk.storage import EventStore
@@ -109,9 +110,9 @@ def test_an_unwritable_database_is_one_error_line(runner, tmp_path, clean_failur
 
 
 def test_every_command_is_recorded_before_the_next_prompt():
-    from tonk.cli.play_cmd import PlaySession, make_bot
+    from tonk.cli.play_cmd import PlaySession, bot_of_kind
 
-    game = Game.new(["me", "bot"], seed=21, options={"max_turns_per_hand": 200})
+    game = Game.new(["me", "bot"], seed=21, ruleset=load_ruleset((), {"max_turns_per_hand": 200}))
     recorded: list = []
     prompts = []
     script = iter(["d", "1"] * 200)
@@ -121,7 +122,7 @@ def test_every_command_is_recorded_before_the_next_prompt():
         assert recorded == game.events, "the store lags behind the game at a prompt"
         return next(script, None)
 
-    bot, _ = make_bot("random")
+    bot = bot_of_kind("random")
     out = Console(file=io.StringIO(), width=80)
     session = PlaySession(game, "me", {"bot": bot}, hands=1, read_line=read_line, out=out, record=recorded.extend, seed=1)
     assert session.run() == "finished"
@@ -130,16 +131,16 @@ def test_every_command_is_recorded_before_the_next_prompt():
 
 
 def test_ctrl_c_stops_the_session_with_what_was_recorded():
-    from tonk.cli.play_cmd import PlaySession, make_bot
+    from tonk.cli.play_cmd import PlaySession, bot_of_kind
 
-    game = Game.new(["me", "bot"], seed=21)
+    game = Game.new(["me", "bot"], seed=21, ruleset=load_ruleset())
     recorded: list = []
 
     def read_line():
         raise KeyboardInterrupt
 
     out = Console(file=io.StringIO(), width=80)
-    session = PlaySession(game, "me", {"bot": make_bot("random")[0]}, hands=1, read_line=read_line, out=out, record=recorded.extend)
+    session = PlaySession(game, "me", {"bot": bot_of_kind("random")}, hands=1, read_line=read_line, out=out, record=recorded.extend)
     assert session.run() == "interrupted"
     assert recorded == game.events and game.in_hand
     assert "interrupted: hand 1 stays unfinished" in out.file.getvalue()

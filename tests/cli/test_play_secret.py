@@ -42,9 +42,10 @@ def test_an_unseeded_game_keeps_its_seed_until_it_ends(tonk, db):
     # nothing recorded before the end names it
     assert all(seed not in encode(e).decode() for e in events[:-1])
     # and it is the seed of the game: it reproduces the cut and the first deck
-    from tonk.core import Game, Ruleset
+    from tonk.core import Game
+    from tonk.variants import load_ruleset
 
-    again = Game.new(list(started.players), ruleset=Ruleset(started.ruleset.variants, started.ruleset.options), seed=int(seed), game_id=gid)
+    again = Game.new(list(started.players), ruleset=load_ruleset(started.ruleset), seed=int(seed), game_id=gid)
     assert again.events[0].cut == started.cut and again.events[0].dealer == started.dealer
     first_deck = next(e.deck for e in events if isinstance(e, HandDealt))
     again.deal()

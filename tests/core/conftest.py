@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tonk.core import Game, Ruleset
+from tonk.variants import load_ruleset
+from tonk.core import Game
 from tonk.core.events import SpreadFacts
 
 
@@ -22,7 +23,7 @@ def position(
 ) -> Game:
     """A game at the start of ``to_act``'s turn.  Cards not placed go into the stock
     (after ``stock_top``), or under the discard top with ``empty_stock``."""
-    ruleset = Ruleset(variants, options)
+    ruleset = load_ruleset(variants, options)
     players = list(hands)
     used = {c for h in hands.values() for c in h} | set(stock_top) | {c for _, _, cs in table for c in cs}
     if top:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tonk.core.adjudication import adjudicate, compare
+from tonk.application.adjudicate import adjudicate, compare
 from tonk.core.handrecord import records_from_text
 from tonk.core.errors import HandRecordError
 

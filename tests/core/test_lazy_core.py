@@ -66,7 +66,7 @@ def test_importing_the_package_loads_no_engine_module():
 def test_from_import_in_a_fresh_process():
     loaded = _modules_after(
         "from tonk.core import Game, decide\nimport tonk.core.turn\nassert decide is tonk.core.turn.decide is tonk.core.decide\n"
-        "g = Game.new(['a', 'b'], seed=1); g.deal(seed=2); assert g.in_hand"
+        "from tonk.variants import load_ruleset; g = Game.new(['a', 'b'], seed=1, ruleset=load_ruleset()); g.deal(seed=2); assert g.in_hand"
     )
     assert "tonk.core.turn" in loaded
 

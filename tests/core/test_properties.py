@@ -8,8 +8,9 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, decide
-from tonk.core.audit import audit_events
+from tonk.application.audit import audit_pinned
 from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from tonk.core.settlement import net_of
 from tonk.core.state import conservation_problem
@@ -45,7 +46,7 @@ def key(cmd) -> object:
 def play_random_game(seed: int, players: int, hands: int, check_legal_sets: bool = False) -> Game:
     rng = random.Random(seed)
     names = [f"p{i}" for i in range(players)]
-    game = Game.new(names, seed=seed, options={"max_turns_per_hand": 120})
+    game = Game.new(names, seed=seed, ruleset=load_ruleset((), {"max_turns_per_hand": 120}))
     for _ in range(hands):
         game.deal()
         assert conservation_problem(game.state, game.ruleset.deck) is None
@@ -83,7 +84,7 @@ def test_random_play_keeps_the_invariants(seed, players):
     # fold(events) equals the live state
     assert game.fold() == game.state
     # every recorded game audits clean
-    assert audit_events(game.events).findings == []
+    assert audit_pinned(game.events).findings == []
 
 
 @settings(max_examples=25, deadline=None)

@@ -1,4 +1,4 @@
-"""Re-adjudicating a recorded game under other house rules (tonk.core.reconsider)."""
+"""Re-adjudicating a recorded game under other house rules (tonk.application.reconsider)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import types
 import msgspec
 import pytest
 
+from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, RulesetError
 from tonk.core.cards import RANK_OF
 from tonk.core.commands import Discard, DrawStock, Knock
-from tonk.core.reconsider import build_ruleset, parse_option_pairs, reconsider, to_builtins
-from tonk.core.ruleset import Ruleset
+from tonk.application.reconsider import build_ruleset, parse_option_pairs, reconsider, to_builtins
 from tonk.variants import VariantInfo, hookimpl
 from tonk.variants.registry import Registry
 
@@ -43,7 +43,7 @@ def registry() -> Registry:
 
 
 def play_game(seed: int, *, hands: int = 2, policy=None, options=None, registry=None) -> Game:
-    ruleset = Ruleset((), options, registry=registry) if registry else Ruleset((), options)
+    ruleset = load_ruleset((), options, registry=registry) if registry else load_ruleset((), options)
     game = Game.new(["ann", "bob", "cy"], ruleset=ruleset, seed=seed, dealer="cy")
     rng = random.Random(seed)
     for _ in range(hands):
@@ -68,7 +68,7 @@ def discard_kings_first(game, actions, rng):
 
 def test_the_same_rules_change_nothing():
     game = play_game(11, hands=3)
-    result = reconsider(game.events, Ruleset((), dict(game.events[0].ruleset.options)))
+    result = reconsider(game.events, load_ruleset((), dict(game.events[0].ruleset.options)))
     assert [h.status for h in result.hands] == ["same"] * 3
     assert not result.changed and result.complete
     assert result.net == result.recorded_net == game.net
@@ -137,7 +137,7 @@ def test_a_hand_the_recording_capped_is_unfinished_without_the_cap():
 
 
 def test_recorded_options_are_carried_unless_overridden():
-    spec = Ruleset((), {"base_stake": 3, "max_turns_per_hand": 50}).spec
+    spec = load_ruleset((), {"base_stake": 3, "max_turns_per_hand": 50}).spec
     carried = build_ruleset((), [], carry_from=spec)
     assert carried.options["base_stake"] == 3 and carried.options["max_turns_per_hand"] == 50
     overridden = build_ruleset((), ["base_stake=2"], carry_from=spec)

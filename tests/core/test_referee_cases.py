@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tonk.core.adjudication import adjudicate, compare
+from tonk.application.adjudicate import adjudicate, compare
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CASES = json.loads((FIXTURES / "referee-cases.json").read_text())["cases"]

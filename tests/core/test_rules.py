@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tonk.core import Game, IllegalAction, Ruleset, SetupError
+from tonk.variants import load_ruleset
+from tonk.core import Game, IllegalAction, SetupError
 from tonk.core.cards import STANDARD_DECK
 from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 
@@ -28,19 +29,19 @@ def illegal(game: Game, command) -> IllegalAction:
 
 
 def test_a1_1_one_standard_deck_without_jokers():
-    deck = Ruleset().deck
+    deck = load_ruleset().deck
     assert len(deck) == 52 and len(set(deck)) == 52
     assert not any(c.startswith("X") for c in deck)
 
 
 def test_a1_2_card_points():
-    pts = Ruleset().points
+    pts = load_ruleset().points
     assert pts["AS"] == 1 and pts["7D"] == 7 and pts["10H"] == 10
     assert pts["JC"] == pts["QC"] == pts["KC"] == 10
 
 
 def test_a1_3_ace_is_low_in_runs():
-    rs = Ruleset()
+    rs = load_ruleset()
     assert rs.check_spread(["AS", "2S", "3S"], {}).kind == "run"
     for cards in (["QS", "KS", "AS"], ["KS", "AS", "2S"]):
         with pytest.raises(IllegalAction) as info:
@@ -54,12 +55,12 @@ def test_a1_3_ace_is_low_in_runs():
 @pytest.mark.parametrize("n", [1, 4])
 def test_a2_1_two_or_three_players(n):
     with pytest.raises(SetupError, match="2 to 3"):
-        Game.new([f"p{i}" for i in range(n)], seed=1)
+        Game.new([f"p{i}" for i in range(n)], seed=1, ruleset=load_ruleset())
 
 
 def test_a3_1_first_dealer_by_cut_highest_card_ace_low():
     for seed in range(20):
-        g = Game.new(["a", "b", "c"], seed=seed)
+        g = Game.new(["a", "b", "c"], seed=seed, ruleset=load_ruleset())
         started = g.events[0]
         last_cut = started.cut[-1]
         ranks = [STANDARD_DECK.index(c) % 13 for c in last_cut]
@@ -68,7 +69,7 @@ def test_a3_1_first_dealer_by_cut_highest_card_ace_low():
 
 
 def test_a3_2_b21_deal_passes_left_every_hand():
-    g = Game.new(["a", "b", "c"], dealer="b", seed=3)
+    g = Game.new(["a", "b", "c"], dealer="b", seed=3, ruleset=load_ruleset())
     dealers = []
     for _ in range(4):
         g.deal()
@@ -82,7 +83,7 @@ def test_a3_2_b21_deal_passes_left_every_hand():
 
 
 def test_a4_deal_one_at_a_time_from_the_dealers_left_then_upcard_then_stock():
-    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0)
+    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0, ruleset=load_ruleset())
     deck = list(STANDARD_DECK)
     deck[0:5] = ["2C", "3C", "4C", "5C", "6C"]  # avoid an initial tonk
     deck = list(dict.fromkeys(deck + list(STANDARD_DECK)))
@@ -108,7 +109,7 @@ def _deck_giving(hands_in_deal_order: list[list[str]], upcard: str) -> list[str]
 
 def test_a5_1_a5_2_initial_tonk_paid_double():
     deck = _deck_giving([["2C", "3C", "4C", "5C", "6C"], ["KS", "QH", "JD", "10C", "9S"], ["AS", "2S", "3S", "4S", "5S"]], "7H")
-    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0)
+    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0, ruleset=load_ruleset())
     g.deal(deck=deck)
     end = g.last_ending
     assert end.end == "initial_tonk" and end.player == "P2" and end.totals["P2"] == 49
@@ -118,7 +119,7 @@ def test_a5_1_a5_2_initial_tonk_paid_double():
 
 def test_a5_3_two_initial_tonks_is_a_draw_and_the_deal_passes():
     deck = _deck_giving([["KC", "QD", "JC", "10D", "10H"], ["KH", "QS", "JH", "JS", "9H"], ["2C", "3D", "4C", "5D", "6C"]], "7S")
-    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0)
+    g = Game.new(["P1", "P2", "P3"], dealer="P3", seed=0, ruleset=load_ruleset())
     g.deal(deck=deck)
     end = g.last_ending
     assert end.end == "initial_tonk_draw" and end.players == ("P1", "P2")
@@ -217,20 +218,20 @@ def test_card_not_in_hand(position):
 )
 def test_a8_invalid_spreads(cards, rule):
     with pytest.raises(IllegalAction) as info:
-        Ruleset().check_spread(cards, {})
+        load_ruleset().check_spread(cards, {})
     assert (info.value.code, info.value.rule) == ("INVALID_SPREAD", rule)
 
 
 def test_a8_2_books_of_three_or_four():
-    rs = Ruleset()
+    rs = load_ruleset()
     assert rs.check_spread(["JH", "JS", "JC"], {}).kind == "book"
     assert rs.check_spread(["4H", "4S", "4C", "4D"], {}).kind == "book"
 
 
 def test_a8_3_runs_of_three_or_more_in_suit_any_order_stored_ascending():
-    shape = Ruleset().check_spread(["7S", "5S", "6S", "4S"], {})
+    shape = load_ruleset().check_spread(["7S", "5S", "6S", "4S"], {})
     assert shape.kind == "run" and shape.cards == ("4S", "5S", "6S", "7S")
-    assert Ruleset().check_spread(list(STANDARD_DECK[:13]), {}).kind == "run"  # A..K of spades
+    assert load_ruleset().check_spread(list(STANDARD_DECK[:13]), {}).kind == "run"  # A..K of spades
 
 
 def test_a8_spread_gets_the_next_id_and_leaves_the_hand(position):
@@ -280,7 +281,7 @@ def test_a9_2_hit_must_fit(position):
 
 
 def test_b32_a_book_of_four_takes_no_more_and_runs_do_not_wrap():
-    rs = Ruleset()
+    rs = load_ruleset()
     from tonk.core.state import Spread
 
     with pytest.raises(IllegalAction):
@@ -369,7 +370,7 @@ WORKED = [
 def test_a12_worked_knock_examples(name, totals, expected, net):
     from tonk.core.settlement import Ending, net_of, settle_classic
 
-    rs = Ruleset()
+    rs = load_ruleset()
     outcome = rs.knock_outcome("A", totals)
     ending = Ending(end="knock", seats=("A", "B", "C"), totals=totals, player="A", outcome=outcome)
     got = settle_classic(ending, rs.options)
@@ -389,7 +390,7 @@ def test_a12_8_b06_stock_exhausted_lowest_collects_ties_split(totals, expected):
     from tonk.core.settlement import Ending, settle_classic
 
     ending = Ending(end="stock_exhausted", seats=("A", "B", "C"), totals=totals, player="A")
-    got = settle_classic(ending, Ruleset().options)
+    got = settle_classic(ending, load_ruleset().options)
     assert sorted((p.from_, p.to, p.amount) for p in got) == sorted(expected)
 
 
@@ -397,7 +398,7 @@ def test_b06_stock_tie_option_draw_pays_nothing_on_a_tie():
     from tonk.core.settlement import Ending, settle_classic
 
     ending = Ending(end="stock_exhausted", seats=("A", "B", "C"), totals={"A": 11, "B": 14, "C": 11}, player="A")
-    assert settle_classic(ending, Ruleset(options={"stock_tie": "draw"}).options) == []
+    assert settle_classic(ending, load_ruleset(options={"stock_tie": "draw"}).options) == []
 
 
 def test_two_player_caught_knocker_pays_three(position):
@@ -458,17 +459,17 @@ def test_unknown_option_and_bad_values_are_errors():
     from tonk.core import RulesetError
 
     with pytest.raises(RulesetError, match="unknown option 'stke'"):
-        Ruleset(options={"stke": 2})
+        load_ruleset(options={"stke": 2})
     with pytest.raises(RulesetError, match="caught_scheme must be one of"):
-        Ruleset(options={"caught_scheme": "nonsense"})
+        load_ruleset(options={"caught_scheme": "nonsense"})
     with pytest.raises(RulesetError, match="base_stake must be at least 1"):
-        Ruleset(options={"base_stake": 0})
+        load_ruleset(options={"base_stake": 0})
     with pytest.raises(RulesetError, match="jokers"):
-        Ruleset(options={"jokers": 2})
+        load_ruleset(options={"jokers": 2})
 
 
 def test_unknown_variant_is_an_error():
     from tonk.core import UnknownVariant
 
     with pytest.raises(UnknownVariant, match="no-such-rule"):
-        Ruleset(["no-such-rule"])
+        load_ruleset(["no-such-rule"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 from tonk.core import Game
+from tonk.variants import load_ruleset
 from tonk.core.events import GameEnded, HandDealt, encode
 
 
@@ -17,13 +18,13 @@ def _play_hands(g: Game, hands: int) -> None:
 
 
 def test_unseeded_games_do_not_share_a_cut_or_a_first_dealer():
-    games = [Game.new(["ann", "bob"]) for _ in range(40)]
+    games = [Game.new(["ann", "bob"], ruleset=load_ruleset()) for _ in range(40)]
     assert len({g.events[0].cut for g in games}) > 30
     assert {g.events[0].dealer for g in games} == {"ann", "bob"}
 
 
 def test_a_live_unseeded_game_records_no_seed_and_a_random_id():
-    g = Game.new(["ann", "bob", "cy"])
+    g = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset())
     _play_hands(g, 2)
     assert uuid.UUID(g.game_id).version == 4
     seed = g._seed  # the secret, known only to the engine while the game is live
@@ -31,11 +32,11 @@ def test_a_live_unseeded_game_records_no_seed_and_a_random_id():
 
 
 def test_the_seed_recorded_at_the_end_reproduces_the_cut_and_every_deck():
-    g = Game.new(["ann", "bob", "cy"])
+    g = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset())
     _play_hands(g, 3)
     ended = g.end()
     assert ended.seed.isdigit() and int(ended.seed) >= 0
-    again = Game.new(["ann", "bob", "cy"], seed=int(ended.seed), game_id=g.game_id)
+    again = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset(), seed=int(ended.seed), game_id=g.game_id)
     assert again.events[0] == g.events[0]  # the same cut, the same first dealer
     decks = [e.deck for e in g.events if isinstance(e, HandDealt)]
     for deck in decks:
@@ -46,7 +47,7 @@ def test_the_seed_recorded_at_the_end_reproduces_the_cut_and_every_deck():
 
 
 def test_a_seeded_game_ends_without_a_seed_field_in_its_bytes():
-    g = Game.new(["ann", "bob"], seed=5)
+    g = Game.new(["ann", "bob"], ruleset=load_ruleset(), seed=5)
     ended = g.end()
     assert ended.seed == ""
     assert b"seed" not in encode(ended)

@@ -10,12 +10,15 @@ even after the hand ends; the hands are exposed at the end (A12.3).
 
 from __future__ import annotations
 
+from random_games import random_game as shared_random_game
+
 import random
 
 import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
 from tonk.core.commands import Discard, DrawStock, Hit, Knock, LaySpread
 from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, SpreadLaid
@@ -40,15 +43,7 @@ def pick(rng: random.Random, actions: list):
 
 
 def random_game(seed: int, players: int, hands: int, options: dict) -> Game:
-    names = ["ann", "bob", "cy"][:players]
-    game = Game.new(names, seed=seed, options={"max_turns_per_hand": 40, **options})
-    rng = random.Random(seed)
-    for _ in range(hands):
-        game.deal()
-        while game.in_hand:
-            game.play(pick(rng, game.legal_actions()))
-    game.end()
-    return game
+    return shared_random_game(seed, players=["ann", "bob", "cy"][:players], hands=hands, options=options, max_turns=40, pick=pick)
 
 
 def check_views(game: Game) -> int:
@@ -103,7 +98,7 @@ def test_no_view_shows_another_players_hidden_cards(seed, players, hands, knock_
 
 
 def test_stock_draws_are_hidden_from_the_others_and_shown_to_the_drawer():
-    game = Game.new(["ann", "bob"], seed=1, dealer="bob")
+    game = Game.new(["ann", "bob"], seed=1, dealer="bob", ruleset=load_ruleset())
     game.deal()
     assert game.in_hand
     (drawn,) = game.act("draw_stock")
@@ -116,7 +111,7 @@ def test_stock_draws_are_hidden_from_the_others_and_shown_to_the_drawer():
 
 
 def test_the_deal_shows_a_player_only_their_own_hand_and_the_upcard():
-    game = Game.new(["ann", "bob", "cy"], seed=4, dealer="cy")
+    game = Game.new(["ann", "bob", "cy"], seed=4, dealer="cy", ruleset=load_ruleset())
     (dealt, *_) = game.deal()
     view = event_view(dealt, "bob")
     assert view["hands"]["bob"] == list(dealt.hands["bob"])
@@ -129,7 +124,7 @@ def test_the_deal_shows_a_player_only_their_own_hand_and_the_upcard():
 
 
 def test_a_card_taken_from_the_discard_pile_is_seen_by_everyone():
-    game = Game.new(["ann", "bob"], seed=2, dealer="bob")
+    game = Game.new(["ann", "bob"], seed=2, dealer="bob", ruleset=load_ruleset())
     game.deal()
     top = game.state.discard_top
     (drawn,) = game.act("draw_discard")
@@ -138,7 +133,7 @@ def test_a_card_taken_from_the_discard_pile_is_seen_by_everyone():
 
 
 def test_hands_are_exposed_to_everyone_when_the_hand_ends_but_the_stock_is_not():
-    game = Game.new(["ann", "bob"], seed=3, dealer="bob")
+    game = Game.new(["ann", "bob"], seed=3, dealer="bob", ruleset=load_ruleset())
     game.deal()
     if game.in_hand:
         game.act("knock")
@@ -149,7 +144,7 @@ def test_hands_are_exposed_to_everyone_when_the_hand_ends_but_the_stock_is_not()
 
 
 def test_a_stranger_has_no_view():
-    game = Game.new(["ann", "bob"], seed=3)
+    game = Game.new(["ann", "bob"], seed=3, ruleset=load_ruleset())
     try:
         player_view(game.state, "eve")
     except KeyError as exc:

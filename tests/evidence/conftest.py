@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tonk.variants import load_ruleset
 from tonk.core import Game
-from tonk.core.simulate import SimConfig, simulate
+from tonk.application.simulate import SimConfig, simulate
 from tonk.storage import EventStore
 from tonk.storage import evidence as ev
 from tonk.storage.keys import key_path
@@ -79,7 +80,7 @@ def build_archive(directory: Path, seed: int) -> Archive:
     path = directory / "tonk.db"
     rng = random.Random(seed)
     simulate(SimConfig(hands=6 + seed % 5, players=3, bots=("greedy", "random"), seed=seed, hands_per_game=3), str(path))
-    growing = Game.new(["ann", "bob", "cy"], seed=seed, options={"max_turns_per_hand": 60})
+    growing = Game.new(["ann", "bob", "cy"], seed=seed, ruleset=load_ruleset((), {"max_turns_per_hand": 60}))
     receipts: list[tuple[str, int, str]] = []
 
     def hand_receipts(store: EventStore, gids: list[str]) -> None:

@@ -9,7 +9,6 @@ import base64
 import json
 import os
 import re
-import sqlite3
 import stat
 import subprocess
 from pathlib import Path

@@ -13,8 +13,9 @@ import random
 
 import pytest
 
+from tonk.variants import load_ruleset
 from tonk.core import DealHand, Game, IllegalAction, Ruleset, decide
-from tonk.core.turn import Shortcuts, shortcuts
+from tonk.core.turn import shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
 from sim_helpers import required_options
 from tonk.variants.registry import default_registry
@@ -36,11 +37,9 @@ def rulesets():
     return out
 
 
-def _build(variants, options):
-    try:
-        return Ruleset(variants, options)
-    except Exception as exc:  # a variant that needs options of its own
-        pytest.skip(f"ruleset {variants} {options} cannot be built without more options: {exc}")
+def _build(variants, options, *, trace=False):
+    """The ruleset (a variant that cannot be built is a failure, never a skip)."""
+    return load_ruleset(variants, options, trace=trace)
 
 
 def _walk(ruleset: Ruleset, seed: int, hands: int):
@@ -99,8 +98,7 @@ def test_every_candidate_outside_the_fast_list_is_rejected_by_decide(label, vari
 @pytest.mark.parametrize("label,variants,options", rulesets())
 def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, options):
     fast_rs = _build(variants, options)
-    slow_rs = _build(variants, options)
-    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    slow_rs = _build(variants, options, trace=True)
     assert shortcuts(slow_rs).knock_outcome == slow_rs.knock_outcome  # really the slow path
     compared = 0
     for seed in range(4):
@@ -112,27 +110,58 @@ def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, optio
 
 
 def test_the_classic_base_game_uses_direct_calls():
-    sc = shortcuts(Ruleset())
+    sc = shortcuts(load_ruleset())
     assert sc.classic_hits
     assert sc.knock_outcome.__name__ == "<lambda>"
 
 
 def test_the_spread_precheck_is_exact_for_natural_hands():
+    """``natural_spread_possible`` (bit masks) answers exactly whether some three cards of the
+    hand pass the readable spread rule ``check_natural_spread``."""
+    from itertools import combinations
+
     from tonk.core.cards import STANDARD_DECK
-    from tonk.core.legal import _may_hold_natural_spread
-    from tonk.core.spreads import natural_spread_candidates
+    from tonk.core.spreads import check_natural_spread, natural_spread_possible
+
+    def holds_a_spread(hand):
+        for three in combinations(hand, 3):
+            try:
+                check_natural_spread(list(three))
+            except IllegalAction:
+                continue
+            return True
+        return False
 
     rng = random.Random(5)
-    for _ in range(20000):
+    for _ in range(3000):
         hand = rng.sample(STANDARD_DECK, rng.randint(0, 12))
-        assert _may_hold_natural_spread(hand) == bool(natural_spread_candidates(hand)), hand
-    assert _may_hold_natural_spread(["X1", "2S", "9D"])  # a joker: always ask the hook
+        assert natural_spread_possible(hand) == holds_a_spread(hand), hand
+    assert natural_spread_possible(["X1", "2S", "9D"])  # a joker: always ask the hook
+
+
+def test_the_hit_rule_agrees_with_the_hit_check():
+    """``natural_hit_fits`` (the generator's question) is true exactly when ``check_natural_hit``
+    accepts the card, on every card against books and runs of every size."""
+    from tonk.core.cards import STANDARD_DECK
+    from tonk.core.spreads import check_natural_hit, natural_hit_fits
+
+    spreads = [("book", ("7S", "7H", "7D")), ("book", ("7S", "7H", "7D", "7C")), ("run", ("AS", "2S", "3S")), ("run", ("JH", "QH", "KH")), ("run", ("4D", "5D", "6D", "7D"))]
+    for kind, cards in spreads:
+        for card in STANDARD_DECK:
+            if card in cards:
+                continue
+            try:
+                check_natural_hit(kind, cards, card)
+                accepted = True
+            except IllegalAction:
+                accepted = False
+            assert natural_hit_fits(kind, cards, card) == accepted, (kind, cards, card)
 
 
 def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
     from tonk.core.state import State
 
-    ruleset = Ruleset()
+    ruleset = load_ruleset()
     for game in _walk(ruleset, 7, hands=2):
         st = game.state
         if st.table and st.drew:
@@ -153,8 +182,7 @@ def test_deals_with_the_direct_initial_tonk_check_give_the_same_events_as_pluggy
     """The base game's initial-tonk check made directly (no hook call) gives the same deal
     and the same ending as the hook, on many decks (a wide option makes tonks common)."""
     fast_rs = _build(variants, options)
-    slow_rs = _build(variants, options)
-    slow_rs._decide_shortcuts = Shortcuts(slow_rs, direct=False)
+    slow_rs = _build(variants, options, trace=True)
     assert shortcuts(slow_rs).initial_tonk_totals is None  # really the hook
     lo, _hi = fast_rs.player_range
     game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=fast_rs, seed=9)

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from tonk.core.audit import audit_events
+from tonk.application.audit import audit_pinned
 from tonk.core.events import encode
-from tonk.core.simulate import (
+from tonk.application.simulate import (
     SimConfig,
     SimulationError,
     Tally,
-    compare,
+    compare_rulesets,
     play_game,
     report,
     run,
@@ -51,7 +51,7 @@ def test_every_simulated_game_audits_clean(config):
         pytest.skip(f"{config.variants}: {exc}")
     for index in range(config.games):
         events = play_game(config, ruleset, index)
-        rep = audit_events(events)
+        rep = audit_pinned(events)
         assert rep.clean, rep.findings
         assert rep.hands == config.hands_in_game(index)
 
@@ -139,10 +139,10 @@ def test_a_stored_game_with_the_same_id_but_other_events_is_refused(tmp_path):
 
 def test_compare_runs_the_same_decks_under_two_rulesets():
     a = SimConfig(hands=200, players=3, bots=("greedy",), seed=9, hands_per_game=20)
-    same = compare(a, a)
+    same = compare_rulesets(a, a)
     assert all(row["diff"] == 0 for row in same["rows"])
     b = SimConfig(hands=200, players=3, bots=("greedy",), seed=9, hands_per_game=20, options={"caught_scheme": "dropper_pays_all_stakes"})
-    res = compare(a, b)
+    res = compare_rulesets(a, b)
     assert res["a"]["config"]["options"] == {} and res["b"]["config"]["options"] == {"caught_scheme": "dropper_pays_all_stakes"}
     # only the payments differ: the same decks and choices give the same endings
     assert res["a"]["endings"] == res["b"]["endings"]
@@ -150,7 +150,7 @@ def test_compare_runs_the_same_decks_under_two_rulesets():
     metrics = {row["metric"] for row in res["rows"]}
     assert {"tonk-out rate", "knocks won (share)", "mean hand length (actions)"} <= metrics
     with pytest.raises(SimulationError):
-        compare(a, SimConfig(hands=100, players=3, bots=("greedy",), seed=9))
+        compare_rulesets(a, SimConfig(hands=100, players=3, bots=("greedy",), seed=9))
 
 
 def test_bad_configurations_are_refused():
@@ -184,7 +184,8 @@ class StubbornBot:
 
 
 def test_a_runaway_hand_is_an_error_not_a_hang(monkeypatch):
-    from tonk.core import bots, simulate as sim
+    from tonk.application import simulate as sim
+    from tonk.core import bots
 
     monkeypatch.setitem(bots.BOTS, "stubborn", StubbornBot)
     monkeypatch.setattr(sim, "MAX_ACTIONS_PER_HAND", 300)

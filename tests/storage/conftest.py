@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import hashlib
-import random
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from random_games import random_game
 from tonk.core import Game
 from tonk.storage import EventStore
 
 
 def play(seed: int, *, hands: int = 2, players=("ann", "bob", "cy"), variants=(), end: bool = True) -> Game:
     """A game of random legal play, knocking seldom (the same for the same arguments)."""
-    rng = random.Random(seed)
-    g = Game.new(list(players), seed=seed, variants=variants, options={"max_turns_per_hand": 200})
-    for _ in range(hands):
-        g.deal()
-        while g.in_hand:
-            actions = g.legal_actions()
-            # knock seldom, so that hands last a while
-            moves = [a for a in actions if type(a).__name__ != "Knock"] if rng.random() > 0.05 else actions
-            g.play(rng.choice(moves or actions))
-    if end:
-        g.end()
-    return g
+    return random_game(seed, hands=hands, players=players, variants=variants, end=end)
 
 
 def record(path: Path, games: list[Game]) -> None:

@@ -3,7 +3,6 @@ are not what the engine makes: one `error:` line naming the file and line, exit 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import msgspec
@@ -12,6 +11,7 @@ from typer.testing import CliRunner
 
 from tonk.cli.app import app
 from tonk.core import Game
+from tonk.variants import load_ruleset
 from tonk.core.events import encode
 from tonk.storage.chain import GENESIS, link_hash
 from tonk.storage.jsonl import header_line
@@ -23,7 +23,7 @@ UUID = "0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b"
 def _lines(game_id: str, players=("ann", "bob", "cy")) -> list[bytes]:
     """A valid export of a short game (a chain that checks), with this id and, in its
     game_started, these names (the engine itself refuses to start a game with bad names)."""
-    g = Game.new(["ann", "bob", "cy"], seed=3, dealer="cy", game_id=game_id if game_id == UUID else None)
+    g = Game.new(["ann", "bob", "cy"], ruleset=load_ruleset(), seed=3, dealer="cy", game_id=game_id if game_id == UUID else None)
     g.deal()
     events = [msgspec.structs.replace(g.events[0], game_id=game_id, players=tuple(players))] + g.events[1:]
     out, prev = [], GENESIS

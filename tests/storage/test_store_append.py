@@ -245,10 +245,10 @@ def test_nothing_is_appended_after_game_ended(db, play):
 
 
 def test_audit_finds_an_event_after_game_ended(games):
-    from tonk.core.audit import audit_events
+    from tonk.application.audit import audit_pinned
 
     g = games[0]
     assert type(g.events[-1]) is GameEnded
-    report = audit_events(list(g.events) + [g.events[-1]])
+    report = audit_pinned(list(g.events) + [g.events[-1]])
     assert [(f.seq, f.rule) for f in report.findings] == [(len(g.events) + 1, "log")]
     assert "game_ended after game_ended" in report.findings[0].message

@@ -7,7 +7,7 @@ from hashlib import sha256
 import msgspec
 import pytest
 
-from tonk.core.audit import audit_events
+from tonk.application.audit import audit_pinned
 from tonk.core.events import CardDiscarded, CardDrawn, encode
 from tonk.storage import EventStore
 
@@ -24,7 +24,7 @@ def test_an_untampered_store_verifies_and_audits_clean(db, games, record):
     with EventStore.open(db) as store:
         assert store.verify() == []
         for gid, events in store.iter_games():
-            assert audit_events(events).findings == []
+            assert audit_pinned(events).findings == []
 
 
 def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, record, raw_conn, tamper):
@@ -49,7 +49,7 @@ def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, recor
         assert store.verify(g.game_id) == findings
         assert store.verify(games[0].game_id) == []
 
-        report = audit_events(store.read(g.game_id))
+        report = audit_pinned(store.read(g.game_id))
         assert [x.seq for x in report.findings] == [seq]
 
 
@@ -69,7 +69,7 @@ def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn, tamp
         [f] = store.verify()
         assert (f.seq, f.expected, f.found) == (seq + 1, new_hash, old_hash)
         assert "prev_hash" in f.message
-        assert audit_events(store.read(g.game_id)).findings[0].seq == seq
+        assert audit_pinned(store.read(g.game_id)).findings[0].seq == seq
 
 
 def only_finding(tamper, db, sql: str, *args):

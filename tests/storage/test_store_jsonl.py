@@ -18,10 +18,9 @@ from tonk.storage.jsonl import export_games, import_file
 
 def rules_check(events):
     """The strict import's rules check, as the CLI passes it: the first audit finding."""
-    from tonk.core.audit import audit_events
+    from tonk.application.audit import first_rules_finding
 
-    findings = audit_events(events).findings
-    return findings[0] if findings else None
+    return first_rules_finding(events)
 
 
 def export_bytes(path: Path, ids=None) -> bytes:

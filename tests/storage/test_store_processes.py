@@ -22,10 +22,9 @@ from tonk.storage.schema import STEPS
 
 def rules_check(events):
     """The strict import's rules check, as the CLI passes it: the first audit finding."""
-    from tonk.core.audit import audit_events
+    from tonk.application.audit import first_rules_finding
 
-    findings = audit_events(events).findings
-    return findings[0] if findings else None
+    return first_rules_finding(events)
 
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="fork and SIGKILL")

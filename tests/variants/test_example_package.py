@@ -25,6 +25,7 @@ def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
     return res
 
 
+@pytest.mark.slow
 def test_the_example_package_is_discovered_in_a_fresh_environment(tmp_path: Path):
     # copies of the project and the example, so that building them writes nothing into the working tree
     src = tmp_path / "tonk-src"

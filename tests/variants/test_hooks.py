@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 from variant_helpers import STANDARD, act, dealt, judge, ledger, position, record
 
-from tonk.core import Game, Ruleset, RulesetError
+from tonk.variants import load_ruleset
+from tonk.core import Game, RulesetError
 from tonk.core.events import Payment
 from tonk.core.legal import legal_actions
 from tonk.core.commands import Discard, LaySpread
@@ -37,7 +38,9 @@ def registry_with(*plugins):
 
 def ruleset_with(*plugins, options=None, variants=None):
     reg = registry_with(*plugins)
-    return Ruleset(variants or [p.VARIANT.name for p in plugins], options, registry=reg)
+    rs = load_ruleset(variants or [p.VARIANT.name for p in plugins], options, registry=reg)
+    rs.test_registry = reg  # the registry the test's hand records are judged with
+    return rs
 
 
 # --- the meta tests ------------------------------------------------------------------------------
@@ -84,22 +87,22 @@ def test_tonk_deck_replaces_and_wrappers_adjust_the_deck():
     g.deal(seed=4)
     assert len(g.state.stock) == 24 - 11
     # forty-card-deck and jokers-wild are wrappers around the deck below: they compose
-    both = Ruleset(["forty-card-deck", "jokers-wild"], {"joker_value": 0})
+    both = load_ruleset(["forty-card-deck", "jokers-wild"], {"joker_value": 0})
     assert len(both.deck) == 42 and both.deck[-2:] == ("X1", "X2")
-    assert Ruleset().deck == tuple(STANDARD)
+    assert load_ruleset().deck == tuple(STANDARD)
 
 
 def test_tonk_card_points_first_answer_for_each_card():
     rs = ruleset_with(plugin("aces-eleven", tonk_card_points=lambda card, ruleset: 11 if card.startswith("A") else None))
     assert rs.hand_total(["AS", "KD", "2C"]) == 23
-    assert Ruleset().hand_total(["AS", "KD", "2C"]) == 13
-    assert Ruleset(["face-cards-11-12-13"]).hand_total(["JS", "QS", "KS", "10S"]) == 46
+    assert load_ruleset().hand_total(["AS", "KD", "2C"]) == 13
+    assert load_ruleset(["face-cards-11-12-13"]).hand_total(["JS", "QS", "KS", "10S"]) == 46
 
 
 def test_tonk_player_range_seats_more_players():
     rs = ruleset_with(plugin("six-seats", tonk_player_range=lambda ruleset: (2, 6)))
     Game.new(list("abcdef"), ruleset=rs, dealer="f")
-    assert Ruleset().player_range == (2, 3)
+    assert load_ruleset().player_range == (2, 3)
     with pytest.raises(RulesetError, match="leave no stock"):
         ruleset_with(plugin("eleven-seats", tonk_player_range=lambda ruleset: (2, 11)))
 
@@ -107,13 +110,13 @@ def test_tonk_player_range_seats_more_players():
 def test_tonk_deal_size_per_player_count():
     rs = ruleset_with(plugin("fours", tonk_deal_size=lambda num_players, ruleset: 4))
     case = record(["fours"], dealt({"P1": "AS 2S 3S 4S", "P2": "AH 2H 3H 4H", "P3": "AD 2D 3D 4D"}, dealer="P3", players=["P1", "P2", "P3"], after="KC"), expected={"deal": {"hands": {"P1": ["AS", "2S", "3S", "4S"], "P2": ["AH", "2H", "3H", "4H"], "P3": ["AD", "2D", "3D", "4D"]}, "discard_top": "KC", "stock_size": 39, "stock_top": "5S"}})
-    judge(case, registry=rs.registry)
-    assert Ruleset().deal_size(3) == 5
+    judge(case, registry=rs.test_registry)
+    assert load_ruleset().deal_size(3) == 5
 
 
 def test_tonk_upcard_decides_the_first_discard():
-    assert Ruleset().upcard is True
-    assert Ruleset(["no-initial-discard"]).upcard is False
+    assert load_ruleset().upcard is True
+    assert load_ruleset(["no-initial-discard"]).upcard is False
     rs = ruleset_with(plugin("face-down", tonk_upcard=lambda ruleset: False))
     g = Game.new(["a", "b"], ruleset=rs, dealer="b")
     g.deal(seed=2)
@@ -123,7 +126,7 @@ def test_tonk_upcard_decides_the_first_discard():
 def test_tonk_wild_cards_are_the_union_of_every_answer():
     rs = ruleset_with(plugin("kings-wild", tonk_wild_cards=lambda ruleset: ["KS", "KH"]), plugin("queens-wild", tonk_wild_cards=lambda ruleset: ["QS"]))
     assert rs.wild_cards == {"KS", "KH", "QS"}
-    assert Ruleset().wild_cards == frozenset()
+    assert load_ruleset().wild_cards == frozenset()
     with pytest.raises(RulesetError, match="wild cards that are not in the deck: X1"):
         ruleset_with(plugin("ghost-wild", tonk_wild_cards=lambda ruleset: ["X1"]))
 
@@ -182,13 +185,13 @@ def test_tonk_hit_options_list_what_a_wild_card_may_stand_for():
     assert rs.hit_options(run, "KS") == [None, "4H", "8H"]  # itself, or a stand-in (jokers-wild answers for every wild card)
     assert rs.hit_options(run, "X1") == ["4H", "8H"]  # a joker never stands for itself
     assert rs.hit_options(run, "9C") == [None]
-    assert Ruleset().hit_options(run, "8H") == [None]
+    assert load_ruleset().hit_options(run, "8H") == [None]
 
 
 def test_tonk_knock_timing_before_discard():
     rs = ruleset_with(plugin("late-knock", tonk_knock_timing=lambda ruleset: "before_discard"))
     assert rs.knock_timing == "before_discard"
-    judge(record(["late-knock"], position({"P1": "AS 2C", "P2": "KS QS", "P3": "KD QD"}), [act("P1", "draw_stock"), act("P1", "knock")]), registry=rs.registry)
+    judge(record(["late-knock"], position({"P1": "AS 2C", "P2": "KS QS", "P3": "KD QD"}), [act("P1", "draw_stock"), act("P1", "knock")]), registry=rs.test_registry)
     with pytest.raises(RulesetError, match="neither start_of_turn nor before_discard"):
         ruleset_with(plugin("whenever", tonk_knock_timing=lambda ruleset: "whenever"))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tonk.core.adjudication import adjudicate, compare
+from tonk.application.adjudicate import adjudicate, compare
 
 
 def test_every_public_case_is_adjudicated_and_matches(public_cases):

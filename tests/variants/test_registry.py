@@ -9,41 +9,15 @@ from types import SimpleNamespace
 
 import msgspec
 import pytest
-from variant_helpers import ROOT
+from variant_helpers import CATALOGUE, ROOT
 
-from tonk.core import Game, Ruleset, RulesetError
-from tonk.core.audit import audit_events
+from tonk.variants import load_ruleset
+from tonk.core import Game, RulesetError
+from tonk.application.audit import audit_pinned
 from tonk.core.events import PluginPin, RulesetSpec
-from tonk.core.ruleset import ruleset_from_spec
 from tonk.variants import OptionSpec, VariantInfo, hookimpl
 from tonk.variants.registry import BUILTIN_MODULES, ENTRY_POINT_GROUP, Registry, default_registry
 
-CATALOGUE = [
-    "no-initial-discard",
-    "mandatory-laydown",
-    "double-requires-new-spread",
-    "more-players",
-    "deal-size-by-player-count",
-    "cards-per-player",
-    "face-cards-11-12-13",
-    "jokers-wild",
-    "deuces-wild",
-    "forty-card-deck",
-    "initial-tonk-50-only",
-    "low-initial-tonk",
-    "no-initial-tonk",
-    "multiple-initial-tonks-all-paid",
-    "knock-before-discard",
-    "knock-limit",
-    "hit-penalty",
-    "one-hit-per-turn",
-    "discard-pick-must-meld",
-    "hit-runs-only",
-    "no-rediscard-of-pick",
-    "stock-end-immediate",
-    "caught-scheme",
-    "stock-tie",
-]
 ALIASES = {"mandatory-ace-laydown": "mandatory-laydown", "double-for-new-spread": "double-requires-new-spread"}
 
 
@@ -77,7 +51,7 @@ def test_every_variant_documents_its_decisions():
 
 
 def test_order_is_the_order_named_and_is_recorded():
-    rs = Ruleset(["one-hit-per-turn", "hit-penalty", "mandatory-ace-laydown"])
+    rs = load_ruleset(["one-hit-per-turn", "hit-penalty", "mandatory-ace-laydown"])
     assert rs.variants == ("one-hit-per-turn", "hit-penalty", "mandatory-laydown")
     assert [r.info.name for r in rs.registered] == ["classic", *rs.variants]
     assert rs.spec.variants == rs.variants
@@ -90,7 +64,7 @@ def test_order_is_the_order_named_and_is_recorded():
 
 def test_a_variant_named_twice_is_refused():
     with pytest.raises(RulesetError, match="named twice"):
-        Ruleset(["mandatory-laydown", "mandatory-ace-laydown"])
+        load_ruleset(["mandatory-laydown", "mandatory-ace-laydown"])
 
 
 # --- conflicts ------------------------------------------------------------------------------------
@@ -98,12 +72,12 @@ def test_a_variant_named_twice_is_refused():
 
 def test_declared_conflicts_are_refused_unless_acknowledged():
     with pytest.raises(RulesetError, match=r"variants no-initial-tonk and initial-tonk-50-only contradict each other \(declared conflicting\).*allow_conflicts: true.*\(initial-tonk-50-only\) win"):
-        Ruleset(["no-initial-tonk", "initial-tonk-50-only"])
+        load_ruleset(["no-initial-tonk", "initial-tonk-50-only"])
     with pytest.raises(RulesetError, match="low-initial-tonk and no-initial-tonk contradict"):
-        Ruleset(["low-initial-tonk", "no-initial-tonk"])
-    later_wins = Ruleset(["low-initial-tonk", "no-initial-tonk"], {"allow_conflicts": True})
+        load_ruleset(["low-initial-tonk", "no-initial-tonk"])
+    later_wins = load_ruleset(["low-initial-tonk", "no-initial-tonk"], {"allow_conflicts": True})
     assert later_wins.initial_tonks({"a": [], "b": []}, {"a": 5, "b": 50}) == []
-    other_order = Ruleset(["no-initial-tonk", "low-initial-tonk"], {"allow_conflicts": True})
+    other_order = load_ruleset(["no-initial-tonk", "low-initial-tonk"], {"allow_conflicts": True})
     assert other_order.initial_tonks({"a": [], "b": []}, {"a": 5, "b": 50}) == ["a", "b"]
     assert later_wins.spec.options["allow_conflicts"] is True  # the acknowledgement is pinned
 
@@ -119,41 +93,41 @@ def test_two_presets_of_one_option_contradict():
     a = SimpleNamespace(VARIANT=VariantInfo("scheme-a", "a", options=(OptionSpec("caught_scheme", "str", "double_flat", choices=("double_flat",)),)))
     reg = _registry(a)
     with pytest.raises(RulesetError, match="caught-scheme and scheme-a contradict each other \\(both set the option caught_scheme differently\\)"):
-        Ruleset(["caught-scheme", "scheme-a"], {"caught_scheme": "double_flat"}, registry=reg)
+        load_ruleset(["caught-scheme", "scheme-a"], {"caught_scheme": "double_flat"}, registry=reg)
     # jokers-wild and deuces-wild declare min_natural_cards identically: no conflict
-    Ruleset(["jokers-wild", "deuces-wild"], {"joker_value": 0})
+    load_ruleset(["jokers-wild", "deuces-wild"], {"joker_value": 0})
 
 
 def test_two_answers_to_an_option_only_hook_contradict():
     sevens = SimpleNamespace(VARIANT=VariantInfo("sevens", "deal 7"), tonk_deal_size=hookimpl(lambda num_players, ruleset: 7))
     reg = _registry(sevens)
     with pytest.raises(RulesetError, match=r"deal-size-by-player-count and sevens contradict each other \(they decide the deal size for 2 players differently: 9 against 7\)"):
-        Ruleset(["deal-size-by-player-count", "sevens"], registry=reg)
-    assert Ruleset(["deal-size-by-player-count", "sevens"], {"allow_conflicts": True}, registry=reg).deal_size(3) == 7
-    assert Ruleset(["sevens", "deal-size-by-player-count"], {"allow_conflicts": True}, registry=reg).deal_size(3) == 7
-    assert Ruleset(["sevens", "deal-size-by-player-count"], {"allow_conflicts": True}, registry=reg).deal_size(2) == 9
+        load_ruleset(["deal-size-by-player-count", "sevens"], registry=reg)
+    assert load_ruleset(["deal-size-by-player-count", "sevens"], {"allow_conflicts": True}, registry=reg).deal_size(3) == 7
+    assert load_ruleset(["sevens", "deal-size-by-player-count"], {"allow_conflicts": True}, registry=reg).deal_size(3) == 7
+    assert load_ruleset(["sevens", "deal-size-by-player-count"], {"allow_conflicts": True}, registry=reg).deal_size(2) == 9
     # different cards valued by different variants are no contradiction
-    Ruleset(["face-cards-11-12-13", "deuces-wild", "jokers-wild"], {"joker_value": 3})
+    load_ruleset(["face-cards-11-12-13", "deuces-wild", "jokers-wild"], {"joker_value": 3})
 
 
 def test_required_options_must_be_given():
     for name, option in (("jokers-wild", "joker_value"), ("caught-scheme", "caught_scheme"), ("cards-per-player", "cards_per_player")):
         with pytest.raises(RulesetError, match=f"variant {name} needs the option {option} to be given"):
-            Ruleset([name])
+            load_ruleset([name])
 
 
 def test_unknown_variant_and_option_are_clear():
     with pytest.raises(RulesetError, match="unknown variant 'jokers-wilde'; installed: .*jokers-wild"):
-        Ruleset(["jokers-wilde"])
+        load_ruleset(["jokers-wilde"])
     with pytest.raises(RulesetError, match="unknown option 'turns_per_hits'"):
-        Ruleset(["hit-penalty"], {"turns_per_hits": 2})
+        load_ruleset(["hit-penalty"], {"turns_per_hits": 2})
 
 
 # --- pinned rulesets --------------------------------------------------------------------------------
 
 
 def _game(variants, options=None) -> Game:
-    g = Game.new(["a", "b", "c"], variants=variants, options=options, dealer="c", seed=5)
+    g = Game.new(["a", "b", "c"], dealer="c", seed=5, ruleset=load_ruleset(variants, options))
     g.deal(seed=9)
     return g
 
@@ -162,9 +136,9 @@ def test_a_pinned_ruleset_is_rebuilt_with_its_variants_and_options():
     g = _game(["hit-penalty", "mandatory-laydown"], {"turns_per_hit": 2})
     spec = g.events[0].ruleset
     assert spec.plugins["hit-penalty"] == PluginPin("tonk", metadata.version("tonk"))
-    rs = ruleset_from_spec(spec)
+    rs = load_ruleset(spec)
     assert rs.variants == ("hit-penalty", "mandatory-laydown") and rs.options == spec.options
-    assert audit_events(g.events).clean
+    assert audit_pinned(g.events).clean
 
 
 def test_a_game_pinned_to_a_missing_variant_is_refused_clearly():
@@ -172,10 +146,10 @@ def test_a_game_pinned_to_a_missing_variant_is_refused_clearly():
     spec = g.events[0].ruleset
     missing = RulesetSpec(variants=("sevens-wild",), options=dict(spec.options), plugins={**spec.plugins, "sevens-wild": PluginPin("tonk-sevens", "2.1")})
     with pytest.raises(RulesetError, match=r"recorded with variant 'sevens-wild' \(recorded from tonk-sevens 2\.1\), which is not installed"):
-        ruleset_from_spec(missing)
+        load_ruleset(missing)
     events = [msgspec.structs.replace(g.events[0], ruleset=missing)] + g.events[1:]
     with pytest.raises(RulesetError, match="sevens-wild"):
-        audit_events(events)
+        audit_pinned(events)
 
 
 def test_a_game_pinned_to_another_version_is_refused_clearly():
@@ -183,8 +157,8 @@ def test_a_game_pinned_to_another_version_is_refused_clearly():
     spec = g.events[0].ruleset
     old = RulesetSpec(variants=spec.variants, options=dict(spec.options), plugins={**spec.plugins, "hit-penalty": PluginPin("tonk", "0.0.1")})
     with pytest.raises(RulesetError, match=rf"variant 'hit-penalty' was recorded as tonk 0\.0\.1 but tonk {metadata.version('tonk')} is installed"):
-        ruleset_from_spec(old)
-    assert ruleset_from_spec(old, strict_versions=False).variants == ("hit-penalty",)
+        load_ruleset(old)
+    assert load_ruleset(old, strict_versions=False).variants == ("hit-penalty",)
 
 
 # --- variant files ---------------------------------------------------------------------------------
@@ -205,7 +179,7 @@ def test_a_variant_file_is_loaded_into_a_copy(tmp_path):
     assert "sevens-low" in reg and "sevens-low" not in base
     r = reg.get("sevens-low")
     assert (r.dist, r.version, r.source) == ("file", "0.3", f"file:{f}")
-    rs = Ruleset(["sevens-low"], registry=reg)
+    rs = load_ruleset(["sevens-low"], registry=reg)
     assert rs.hand_total(["7S", "7H", "AS"]) == 1
     assert rs.spec.plugins["sevens-low"] == PluginPin("file", "0.3")
 
@@ -231,4 +205,4 @@ def test_a_bad_variant_file_is_a_clear_error(tmp_path, text, message):
 def test_a_hook_name_that_does_not_exist_is_refused(tmp_path):
     bad = SimpleNamespace(VARIANT=VariantInfo("typo", "t"), tonk_vetoo=hookimpl(lambda state, command, ruleset: None))
     with pytest.raises(RulesetError, match="implements a hook that does not exist"):
-        Ruleset(["typo"], registry=_registry(bad))
+        load_ruleset(["typo"], registry=_registry(bad))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from importlib import metadata
 
-from test_registry import CATALOGUE
+from variant_helpers import CATALOGUE
 from typer.testing import CliRunner
 from variant_helpers import ROOT
 
+from tonk.variants import load_ruleset
 from tonk.cli.app import app
 
 EXAMPLE = ROOT / "examples" / "tonk-variant-example"
@@ -105,7 +106,7 @@ def test_the_authoring_guide_covers_every_hook_and_quotes_the_example():
 
 
 def test_audit_refuses_a_stored_game_pinned_to_a_variant_that_is_not_installed(tmp_path):
-    from tonk.core import Game, Ruleset
+    from tonk.core import Game
     from tonk.storage import EventStore
     from tonk.variants.registry import default_registry
 
@@ -115,7 +116,7 @@ def test_audit_refuses_a_stored_game_pinned_to_a_variant_that_is_not_installed(t
         "VARIANT = VariantInfo(name='sevens-low', summary='sevens count 0')\n"
         "@hookimpl\ndef tonk_card_points(card, ruleset):\n    return 0 if card.startswith('7') else None\n"
     )
-    rs = Ruleset(["sevens-low"], registry=default_registry().with_files([house]))
+    rs = load_ruleset(["sevens-low"], registry=default_registry().with_files([house]))
     game = Game.new(["a", "b", "c"], ruleset=rs, dealer="c", seed=1)
     game.deal(seed=3)
     game.act("knock")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from variant_helpers import STANDARD, act, dealt, judge, ledger, position, record
 
-from tonk.core import Ruleset, RulesetError
-from tonk.core.adjudication import adjudicate
+from tonk.variants import load_ruleset
+from tonk.core import RulesetError
+from tonk.application.adjudicate import adjudicate
 
 P3 = ["P1", "P2", "P3"]
 
@@ -98,13 +99,13 @@ def test_four_players_without_more_players_is_refused():
 
 
 def test_more_players_capacity_b22():
-    assert Ruleset(["more-players"], {"max_players": 10}).player_range == (2, 10)
+    assert load_ruleset(["more-players"], {"max_players": 10}).player_range == (2, 10)
     with pytest.raises(RulesetError, match=r"11 players dealt 5 cards each plus the upcard leave no stock from a 52-card deck \(B-22\)"):
-        Ruleset(["more-players"], {"max_players": 11})
+        load_ruleset(["more-players"], {"max_players": 11})
     with pytest.raises(RulesetError, match="8 players dealt 7 cards"):
-        Ruleset(["more-players", "cards-per-player"], {"max_players": 8, "cards_per_player": 7})
+        load_ruleset(["more-players", "cards-per-player"], {"max_players": 8, "cards_per_player": 7})
     # without the upcard one more card is left for the stock
-    assert Ruleset(["more-players", "no-initial-discard"], {"max_players": 10}).player_range == (2, 10)
+    assert load_ruleset(["more-players", "no-initial-discard"], {"max_players": 10}).player_range == (2, 10)
 
 
 def test_more_players_default_seats_four():
@@ -139,17 +140,17 @@ def test_deal_size_by_player_count_deals_seven_to_three_and_a_seven_card_run_goe
 
 
 def test_deal_size_map_falls_back_to_cards_per_player():
-    rs = Ruleset(["deal-size-by-player-count", "more-players"], {"max_players": 5})
+    rs = load_ruleset(["deal-size-by-player-count", "more-players"], {"max_players": 5})
     assert [rs.deal_size(n) for n in (2, 3, 4, 5)] == [9, 7, 5, 5]
-    rs = Ruleset(["deal-size-by-player-count", "cards-per-player"], {"deal_sizes": {"3": 6}, "cards_per_player": 4})
+    rs = load_ruleset(["deal-size-by-player-count", "cards-per-player"], {"deal_sizes": {"3": 6}, "cards_per_player": 4})
     assert [rs.deal_size(n) for n in (2, 3)] == [4, 6]
     with pytest.raises(RulesetError, match="player counts of 2 or more"):
-        Ruleset(["deal-size-by-player-count"], {"deal_sizes": {"1": 5}})
+        load_ruleset(["deal-size-by-player-count"], {"deal_sizes": {"1": 5}})
 
 
 def test_cards_per_player_requires_its_option_and_deals_it():
     with pytest.raises(RulesetError, match="variant cards-per-player needs the option cards_per_player"):
-        Ruleset(["cards-per-player"])
+        load_ruleset(["cards-per-player"])
     hands = {"P1": "AS 5H 9C", "P2": "2S 6H 10C", "P3": "3S 7H JC"}
     case = record(
         ["cards-per-player"],
@@ -209,7 +210,7 @@ FORTY = [c for c in STANDARD if c[:-1] not in ("8", "9", "10")]
 
 
 def test_forty_card_deck_has_no_8_9_10_and_runs_do_not_bridge_the_gap():
-    rs = Ruleset(["forty-card-deck"])
+    rs = load_ruleset(["forty-card-deck"])
     assert len(rs.deck) == 40 and not any(c[:-1] in ("8", "9", "10") for c in rs.deck)
     case = record(
         ["forty-card-deck"],
@@ -256,9 +257,9 @@ def test_initial_tonk_50_only_plays_a_dealt_49_and_pays_a_dealt_50():
 
 
 def test_initial_tonk_50_only_refuses_other_totals():
-    assert Ruleset(["initial-tonk-50-only"]).options["initial_tonk_totals"] == [50]
+    assert load_ruleset(["initial-tonk-50-only"]).options["initial_tonk_totals"] == [50]
     with pytest.raises(RulesetError, match=r"initial-tonk-50-only makes only 50 an initial tonk, but initial_tonk_totals is \[49, 50\]"):
-        Ruleset(["initial-tonk-50-only"], {"initial_tonk_totals": [49, 50]})
+        load_ruleset(["initial-tonk-50-only"], {"initial_tonk_totals": [49, 50]})
 
 
 def test_low_initial_tonk_pays_a_dealt_13_double():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from variant_helpers import act, judge, ledger, position, record
 
-from tonk.core import Ruleset, RulesetError
+from tonk.variants import load_ruleset
+from tonk.core import RulesetError
 
 TABLE = (("S1", "P1", "5S 6S 7S"), ("S2", "P2", "QH QD QS"), ("S3", "P3", "3H 4H 5H"))
 OTHERS = {"P2": "9C 4D", "P3": "JC 8D"}
@@ -103,7 +104,7 @@ def test_caught_scheme(scheme, want):
 
 def test_caught_scheme_must_be_chosen():
     with pytest.raises(RulesetError, match=r"variant caught-scheme needs the option caught_scheme to be given \(one of pagat, "):
-        Ruleset(["caught-scheme"])
+        load_ruleset(["caught-scheme"])
 
 
 def test_base_game_uses_the_pagat_scheme():

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from variant_helpers import act, judge, ledger, position, record
 
-from tonk.core import Ruleset, RulesetError
+from tonk.variants import load_ruleset
+from tonk.core import RulesetError
 
 # --- mandatory-laydown (B-24) ------------------------------------------------------------------
 
@@ -70,7 +71,7 @@ def test_mandatory_laydown_alias_and_knock_enforcement():
             options={"enforce_at_knock": True},
         )
     )
-    assert Ruleset(["mandatory-ace-laydown"]).variants == ("mandatory-laydown",)
+    assert load_ruleset(["mandatory-ace-laydown"]).variants == ("mandatory-laydown",)
 
 
 def test_mandatory_laydown_ace_reading():
@@ -126,9 +127,9 @@ def test_knock_before_discard_after_drawing_and_spreading():
 
 
 def test_knock_before_discard_refuses_the_contradicting_option():
-    assert Ruleset(["knock-before-discard"]).knock_timing == "before_discard"
+    assert load_ruleset(["knock-before-discard"]).knock_timing == "before_discard"
     with pytest.raises(RulesetError, match="option knock_timing must be one of before_discard, not 'start_of_turn'"):
-        Ruleset(["knock-before-discard"], {"knock_timing": "start_of_turn"})
+        load_ruleset(["knock-before-discard"], {"knock_timing": "start_of_turn"})
 
 
 def test_knock_limit():

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from variant_helpers import WITH_JOKERS, act, dealt, judge, ledger, position, record
 
-from tonk.core import Ruleset, RulesetError
+from tonk.variants import load_ruleset
+from tonk.core import RulesetError
 from tonk.core.legal import legal_actions
 from tonk.core.commands import Hit, LaySpread
 from tonk.core.state import Spread
@@ -15,12 +16,12 @@ JOKER0 = {"joker_value": 0}
 
 def test_jokers_wild_needs_an_explicit_joker_value():
     with pytest.raises(RulesetError, match="variant jokers-wild needs the option joker_value"):
-        Ruleset(["jokers-wild"])
-    rs = Ruleset(["jokers-wild"], {"joker_value": 0})
+        load_ruleset(["jokers-wild"])
+    rs = load_ruleset(["jokers-wild"], {"joker_value": 0})
     assert len(rs.deck) == 54 and rs.wild_cards == {"X1", "X2"}
-    assert Ruleset(["jokers-wild"], {"joker_value": 0, "jokers": 1}).deck[-1] == "X1"
+    assert load_ruleset(["jokers-wild"], {"joker_value": 0, "jokers": 1}).deck[-1] == "X1"
     with pytest.raises(RulesetError, match="needs a variant that puts that many jokers"):
-        Ruleset([], {"jokers": 2})
+        load_ruleset([], {"jokers": 2})
 
 
 def test_a_joker_spread_names_its_stand_in_and_can_be_hit_by_joker_and_natural():
@@ -158,7 +159,7 @@ def test_deuce_value_and_six_wild_cards_with_jokers():
     hands = {"P1": "2D AC", "P2": "3C 4C", "P3": "KD"}
     judge(record(["deuces-wild"], position(hands), [act("P1", "knock")], expected={"hand_totals": {"P1": 3, "P2": 7, "P3": 10}}))
     judge(record(["deuces-wild"], position(hands), [act("P1", "knock")], options={"deuce_value": 0}, expected={"hand_totals": {"P1": 1, "P2": 7, "P3": 10}}))
-    rs = Ruleset(["jokers-wild", "deuces-wild"], JOKER0)
+    rs = load_ruleset(["jokers-wild", "deuces-wild"], JOKER0)
     assert rs.wild_cards == {"X1", "X2", "2S", "2H", "2D", "2C"}
     both = record(
         ["jokers-wild", "deuces-wild"],
@@ -172,11 +173,11 @@ def test_deuce_value_and_six_wild_cards_with_jokers():
 
 def test_deuces_wild_needs_the_deuces():
     with pytest.raises(RulesetError, match="deuces-wild needs the 2s"):
-        Ruleset(["deuces-wild", "forty-card-deck"], {"removed_ranks": [2]})
+        load_ruleset(["deuces-wild", "forty-card-deck"], {"removed_ranks": [2]})
 
 
 def test_wild_spread_candidates_are_all_legal_and_cover_every_represented_set():
-    rs = Ruleset(["jokers-wild", "deuces-wild"], JOKER0)
+    rs = load_ruleset(["jokers-wild", "deuces-wild"], JOKER0)
     hand = ["5H", "6H", "X1", "2C", "KS", "KH"]
     shapes = rs.spread_candidates(hand)
     for s in shapes:
@@ -188,11 +189,11 @@ def test_wild_spread_candidates_are_all_legal_and_cover_every_represented_set():
     assert tuple(sorted(["KS", "KH", "KD", "KC"])) in represented
     assert not any(len(s.cards) < 3 for s in shapes)
     # a natural hand lists exactly the natural spreads, as the base game does
-    assert rs.spread_candidates(["5H", "6H", "7H", "KS"]) == Ruleset().spread_candidates(["5H", "6H", "7H", "KS"])
+    assert rs.spread_candidates(["5H", "6H", "7H", "KS"]) == load_ruleset().spread_candidates(["5H", "6H", "7H", "KS"])
 
 
 def test_wild_hit_options():
-    rs = Ruleset(["jokers-wild", "deuces-wild"], JOKER0)
+    rs = load_ruleset(["jokers-wild", "deuces-wild"], JOKER0)
     run = Spread("S1", "P1", "run", ("5H", "6H", "X1"), {"X1": "7H"})
     assert rs.hit_options(run, "X2") == ["4H", "8H"]
     assert rs.hit_options(run, "2S") == [None, "4H", "8H"]
@@ -206,7 +207,7 @@ def test_wild_hit_options():
 def test_legal_actions_with_wild_cards_are_accepted():
     from tonk.core import Game
 
-    g = Game.new(["a", "b"], variants=["jokers-wild", "deuces-wild"], options=JOKER0, seed=3, dealer="b")
+    g = Game.new(["a", "b"], seed=3, dealer="b", ruleset=load_ruleset(["jokers-wild", "deuces-wild"], JOKER0))
     g.deal(deck=["5H", "KS", "6H", "KH", "X1", "QS", "2C", "QH", "9D", "8D", "4C"] + [c for c in WITH_JOKERS if c not in ("5H", "KS", "6H", "KH", "X1", "QS", "2C", "QH", "9D", "8D", "4C")])
     g.act("draw_stock")
     acts = legal_actions(g.state, g.ruleset)

@@ -1,5 +1,5 @@
-"""Helpers of the simulation tests (conftest.py puts this folder on sys.path, since the suite
-runs with --import-mode=importlib)."""
+"""Helpers of the simulation tests (tests/support is on the path through pyproject's
+``pythonpath``, since the suite runs with --import-mode=importlib)."""
 
 from __future__ import annotations
 

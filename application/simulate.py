@@ -12,7 +12,7 @@ random source derive from the seed and the game's index alone, so
   report divides), and each worker writes whole games to the store, one
   transaction per game;
 * two rulesets run on the same seed see the same decks, first dealers and
-  bot random sources, which is what :func:`compare` relies on.
+  bot random sources, which is what :func:`compare_rulesets` relies on.
 
 Every hand is played through the engine's ``legal_actions`` and ``decide``:
 all rules are validated and every event is produced; a bot sees only its
@@ -39,16 +39,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from .bots import make_bot
-from .commands import DealHand
-from .turn import decide
-from .errors import SetupError, TonkError
-from .events import Event, HandEnded
-from .game import Game
-from .legal import legal_actions
-from .ruleset import Ruleset
-from .state import evolve
-from .views import player_view
+from ..core.bots import make_bot
+from ..core.commands import DealHand
+from ..core.turn import decide
+from ..core.errors import TonkError
+from ..core.events import Event, HandEnded
+from ..core.game import Game
+from ..core.legal import legal_actions
+from ..core.ruleset import Ruleset, RulesetLoader
+from ..core.state import evolve
+from ..core.settlement import net_of
+from ..core.views import player_view
+from ..variants import load_ruleset
+from .sink import EventSink
 
 #: a hand longer than this many player actions is a runaway (a bot that never ends a hand)
 MAX_ACTIONS_PER_HAND = 5000
@@ -86,8 +89,8 @@ class SimConfig:
     def hands_in_game(self, index: int) -> int:
         return min(self.hands_per_game, self.hands - index * self.hands_per_game)
 
-    def ruleset(self) -> Ruleset:
-        return Ruleset(self.variants, dict(self.options))
+    def ruleset(self, load: RulesetLoader = load_ruleset) -> Ruleset:
+        return load(self.variants, dict(self.options))
 
     def check(self) -> Ruleset:
         """Validate the configuration; returns the ruleset.  Raises a :class:`TonkError`."""
@@ -104,9 +107,7 @@ class SimConfig:
         for name in self.bots:
             make_bot(name)  # BotError for an unknown name
         ruleset = self.ruleset()
-        lo, hi = ruleset.player_range
-        if not lo <= self.players <= hi:
-            raise SetupError(f"this ruleset seats {lo} to {hi} players, not {self.players}")
+        ruleset.check_seats(self.players)
         return ruleset
 
 
@@ -171,10 +172,7 @@ class Tally:
         self.endings[ended.end] += 1
         ledger = ended.ledger
         if ledger:  # an empty ledger changes no net and makes no winner
-            net = dict.fromkeys(seat_of, 0)
-            for pay in ledger:
-                net[pay.from_] -= pay.amount
-                net[pay.to] += pay.amount
+            net = net_of(seat_of, ledger)
             best = max(net.values())
             seat = self.seat
             for p, n in net.items():
@@ -260,7 +258,7 @@ def relaxed_gc(young: int = 50_000):
 
     Play allocates many short-lived objects (events, commands, lists) and almost no
     reference cycles, so collecting the young generation every 700 allocations (the
-    default) costs time and finds nothing; a larger first threshold saves about 5%.
+    default) costs time and finds nothing (what it saves: docs/benchmarks.md).
     The previous thresholds are restored afterwards."""
     old = gc.get_threshold()
     gc.set_threshold(max(old[0], young), *old[1:])
@@ -294,7 +292,7 @@ def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, 
     return tally
 
 
-def _append(store, events: list[Event]) -> None:
+def _append(store: EventSink, events: list[Event]) -> None:
     from ..storage import ConcurrencyError
 
     gid = events[0].game_id
@@ -560,7 +558,7 @@ def simulate(config: SimConfig, db: str | None = None, progress: Callable[[int],
     return report(config, tally, seconds)
 
 
-#: figures compared side by side by :func:`compare` (path in the report, label)
+#: figures compared side by side by :func:`compare_rulesets` (path in the report, label)
 COMPARED = (
     (("tonk_out_rate",), "tonk-out rate"),
     (("knocks", "per_hand"), "knocks per hand"),
@@ -598,7 +596,7 @@ def comparison(a: dict, b: dict) -> list[dict]:
     return rows
 
 
-def compare(
+def compare_rulesets(
     config_a: SimConfig,
     config_b: SimConfig,
     db: str | None = None,
@@ -636,7 +634,7 @@ __all__ = [
     "SimulationStopped",
     "stored_games",
     "Tally",
-    "compare",
+    "compare_rulesets",
     "comparison",
     "game_seed",
     "play_game",

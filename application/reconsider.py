@@ -43,13 +43,16 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from .audit import command_for
-from .commands import DealHand, describe
-from .turn import decide
-from .errors import IllegalAction, RulesetError, SetupError
-from .events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
-from .ruleset import Ruleset, parse_option_text
-from .state import State, evolve
+from ..core.audit import command_of_event
+from ..core.commands import DealHand, describe_command
+from ..core.turn import decide
+from ..core.errors import IllegalAction, RulesetError, SetupError
+from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
+from ..core.ruleset import Ruleset, declared_options, parse_option_text, unknown_option
+from ..core.settlement import net_of
+from ..core.state import State, evolve
+from ..variants import load_ruleset
+from ..variants.loading import resolve_plugins
 
 # --- building a ruleset from command-line text ---------------------------------------------
 
@@ -81,13 +84,14 @@ def build_ruleset(
     not given keep their recorded values when this ruleset declares them through
     the base game or a variant the recording used too.
     """
-    specs, owner, names = _declared_options(variants, registry)
+    plugins = resolve_plugins(variants, registry=registry)
+    specs, owner = declared_options(plugins)
+    names = [p.info.name for p in plugins[1:]]
     given: dict[str, Any] = dict(options or {})
     for key, text in parse_option_pairs(option_texts):
         spec = specs.get(key)
         if spec is None:
-            known = ", ".join(sorted(specs))
-            raise RulesetError(f"unknown option {key!r} for variants [{', '.join(names) or 'classic'}] (known: {known})")
+            raise unknown_option(key, names, specs)
         if key in given:
             raise RulesetError(f"option {key} is given twice")
         given[key] = parse_option_text(spec, text)
@@ -96,23 +100,7 @@ def build_ruleset(
         for key, value in carry_from.options.items():
             if key not in given and key in specs and owner[key] in shared:
                 given[key] = value
-    return Ruleset(variants, given, registry=registry)
-
-
-def _declared_options(variants: Sequence[str], registry=None):
-    """The options the base game and ``variants`` declare (a later declaration wins, as in
-    :class:`Ruleset`), who declares each, and the variants' canonical names."""
-    from ..variants.registry import default_registry
-
-    registry = registry or default_registry()
-    regs = [registry.get("classic")] + [registry.get(v) for v in variants]
-    specs: dict[str, Any] = {}
-    owner: dict[str, str] = {}
-    for reg in regs:
-        for spec in reg.info.options:
-            specs[spec.name] = spec
-            owner[spec.name] = reg.info.name
-    return specs, owner, [r.info.name for r in regs[1:] if r.info.name != "classic"]
+    return load_ruleset(variants, given, registry=registry)
 
 
 # --- results -------------------------------------------------------------------------------
@@ -180,10 +168,7 @@ class Reconsideration(msgspec.Struct):
 
 
 def _outcome(ended: HandEnded, players: Sequence[str]) -> Outcome:
-    net = {p: 0 for p in players}
-    for pay in ended.ledger:
-        net[pay.from_] -= pay.amount
-        net[pay.to] += pay.amount
+    net = net_of(players, ended.ledger)
     return Outcome(
         end=ended.end,
         player=ended.player,
@@ -248,7 +233,7 @@ def reconsider(events: Iterable[Event], ruleset: Ruleset) -> Reconsideration:
         if recorded is not None:
             for p, n in recorded.net.items():
                 recorded_net[p] += n
-        actions = [(seq, cmd) for seq, e in hand[1:] if (cmd := command_for(e)) is not None]
+        actions = [(seq, cmd) for seq, e in hand[1:] if (cmd := command_of_event(e)) is not None]
         result = _reconsider_hand(first, dealt, actions, ruleset, net, recorded)
         results.append(result)
         if result.reconsidered is not None and result.status not in ("stopped", "unfinished", "not_comparable"):
@@ -301,7 +286,7 @@ def _reconsider_hand(
         try:
             produced = decide(state, cmd, ruleset)
         except IllegalAction as exc:
-            step = IllegalStep(seq, cmd.player, describe(cmd), exc.code, exc.rule, exc.message)
+            step = IllegalStep(seq, cmd.player, describe_command(cmd), exc.code, exc.rule, exc.message)
             return HandReconsidered(
                 **base, status="stopped", replayed=replayed, unplayed=len(actions) - i - 1,
                 reconsidered=None, illegal=[step], note=note,

@@ -1,18 +1,45 @@
 """Helpers for the variant tests: hand records (the case format of cases/README.md) built as
 dicts, and the adjudication path ``tonk adjudicate --check`` takes (adjudicate + compare).
-conftest.py puts this folder on sys.path."""
+tests/support is on the path through pyproject's ``pythonpath``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tonk.core.adjudication import adjudicate, compare
+from tonk.application.adjudicate import adjudicate, compare
 from tonk.core.cards import RANKS, SUITS
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDARD = [r + s for s in SUITS for r in RANKS]
 WITH_JOKERS = STANDARD + ["X1", "X2"]
+#: the variants of the catalogue (rules.md C), each installed under this name
+CATALOGUE = [
+    "no-initial-discard",
+    "mandatory-laydown",
+    "double-requires-new-spread",
+    "more-players",
+    "deal-size-by-player-count",
+    "cards-per-player",
+    "face-cards-11-12-13",
+    "jokers-wild",
+    "deuces-wild",
+    "forty-card-deck",
+    "initial-tonk-50-only",
+    "low-initial-tonk",
+    "no-initial-tonk",
+    "multiple-initial-tonks-all-paid",
+    "knock-before-discard",
+    "knock-limit",
+    "hit-penalty",
+    "one-hit-per-turn",
+    "discard-pick-must-meld",
+    "hit-runs-only",
+    "no-rediscard-of-pick",
+    "stock-end-immediate",
+    "caught-scheme",
+    "stock-tie",
+]
 
 
 def public_cases_path() -> Path:
