@@ -10,6 +10,7 @@ import typer
 # the engine (tonk.core.adjudication, handrecord, the variant registry) is imported
 # when the command runs, not when the app starts
 from .app import app, fail, reported
+from .options import variant_file_option
 from .render import card, cards, console, err_console, ledger_lines, print_json
 
 
@@ -90,10 +91,8 @@ def adjudicate_cmd(
     file: Path = typer.Argument(..., help="A hand-record JSON file: one case, or {\"cases\": [...]}"),
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
     check: bool = typer.Option(False, "--check", help="Compare each case with its expected block; exit 1 on any difference."),
-    case: list[str] = typer.Option([], "--case", "-c", help="Only the case(s) with this id."),
-    variant_file: list[Path] = typer.Option(
-        [], "--variant-file", help="Load a one-off variant (house rule) from this Python file; repeatable."
-    ),
+    case: list[str] = typer.Option([], "--case", metavar="ID", help="Only the case(s) with this id; repeatable."),
+    variant_file: list[Path] = variant_file_option(),
 ) -> None:
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
     from ..core.adjudication import adjudicate, compare

@@ -23,11 +23,13 @@ input is bad.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option, option_option, registry_with, variant_file_option, variant_option
 
 # --- the checks (plain data, shared by the human and the JSON output) ----------------------
 
@@ -96,7 +98,7 @@ def audit_game(store, gid: str, rulesets: dict | None = None) -> dict[str, Any]:
     return audit_verified(game, rulesets)
 
 
-def audit_verified(game, rulesets: dict | None = None) -> dict[str, Any]:
+def audit_verified(game, rulesets: dict | None = None, registry=None) -> dict[str, Any]:
     """Every check on one game read by ``EventStore.iter_verified_games`` (its chain
     already checked in the same pass as its decoding), as the documented JSON object.
 
@@ -139,8 +141,8 @@ def audit_verified(game, rulesets: dict | None = None) -> dict[str, Any]:
                 key = msgspec.json.encode(first.ruleset)
                 ruleset = rulesets.get(key)
                 if ruleset is None:
-                    ruleset = rulesets[key] = ruleset_from_spec(first.ruleset)
-            report = audit_events(events, ruleset=ruleset)
+                    ruleset = rulesets[key] = ruleset_from_spec(first.ruleset, registry=registry)
+            report = audit_events(events, ruleset=ruleset, registry=registry)
         except RulesetError as exc:
             result["verdict"] = "error"
             result["error"] = str(exc)
@@ -262,18 +264,16 @@ def audit_cmd(
     game_ids: list[str] = typer.Argument(None, metavar="GAME_ID", help="Games to audit (any unique prefix of an id)."),
     all_games: bool = typer.Option(False, "--all", "-a", help="Audit every game in the store."),
     json_out: bool = typer.Option(False, "--json", help="Print the results as JSON (docs/cli-json.md)."),
-    rules: list[str] = typer.Option(
-        [], "--rules", "-r", metavar="VARIANT", help="Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."
-    ),
-    option: list[str] = typer.Option(
-        [], "--option", "-o", metavar="NAME=VALUE", help="Re-adjudicate with this ruleset option (repeatable; with or without --rules)."
-    ),
+    rules: list[str] = variant_option("Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."),
+    option: list[str] = option_option("Re-adjudicate with this ruleset option KEY=VALUE (repeatable; with or without --variant)."),
+    variant_file: list[Path] = variant_file_option(),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Audit recorded games: hash chain, card conservation, every action re-run under its rules.
 
     Exit 0 when clean, 1 with findings, 2 when a game cannot be audited.
 
-    With --rules/--option: re-adjudicate the recorded actions under other house rules and show, hand by hand, which actions would have been illegal and how each payout differs."""
+    With --variant/--option: re-adjudicate the recorded actions under other house rules and show, hand by hand, which actions would have been illegal and how each payout differs."""
     from .games_cmd import open_existing_store, resolve_game_id
 
     game_ids = list(game_ids or [])
@@ -282,18 +282,19 @@ def audit_cmd(
             raise Failure("give game ids or --all, not both")
         if not all_games and not game_ids:
             raise Failure("name the games to audit, or give --all")
+        registry = registry_with(variant_file)
         store = open_existing_store(settings(ctx).db, read_only=True)
     try:
         with reported():
             if rules or option:
                 known = store.game_ids()
                 ids = known if all_games else list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids))
-                code = _reconsider(store, ids, [r for r in rules if r != "classic"], option, json_out)
+                code = _reconsider(store, ids, [r for r in rules if r != "classic"], option, json_out, registry)
             elif all_games:  # streamed from one scan of the store, no list of ids
-                code = _audit(store, None, json_out)
+                code = _audit(store, None, json_out, registry)
             else:
                 known = store.game_ids()
-                code = _audit(store, list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids)), json_out)
+                code = _audit(store, list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids)), json_out, registry)
     finally:
         store.close()
     if code:
@@ -317,7 +318,7 @@ def _progress(json_out: bool, total: int):
     )
 
 
-def _audit(store, ids: list[str] | None, json_out: bool) -> int:
+def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     """Audit the games ``ids`` (``None``: every game), streaming: one game in memory at a
     time; people's output is printed game by game, and ``--json`` keeps each game's
     small result object (no events)."""
@@ -335,7 +336,7 @@ def _audit(store, ids: list[str] | None, json_out: bool) -> int:
     with interruption_reported(stopped), _progress(json_out, total) as progress:
         task = progress.add_task("audit", total=total)
         for game in store.iter_verified_games(ids):
-            result = audit_verified(game, rulesets)
+            result = audit_verified(game, rulesets, registry)
             verdict = result["verdict"]
             summary["games"] += 1
             summary[{"clean": "clean", "findings": "with_findings", "error": "errors"}[verdict]] += 1
@@ -365,7 +366,7 @@ def _audit(store, ids: list[str] | None, json_out: bool) -> int:
     return 1 if summary["with_findings"] else 0
 
 
-def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool) -> int:
+def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool, registry=None) -> int:
     from ..core.events import GameStarted
     from ..core.reconsider import build_ruleset, reconsider, to_builtins
     from .render import console, print_json
@@ -376,7 +377,7 @@ def _reconsider(store, ids: list[str], variants: list[str], option: list[str], j
         first = events[0] if events else None
         if not isinstance(first, GameStarted):
             raise Failure(f"game {gid} does not start with game_started (run tonk audit on it)")
-        ruleset = build_ruleset(variants, option, carry_from=first.ruleset)
+        ruleset = build_ruleset(variants, option, carry_from=first.ruleset, registry=registry)
         results.append(to_builtins(reconsider(events, ruleset)))
     if json_out:
         print_json({"games": results})

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option
 
 SHORT_ID = 8
 
@@ -86,9 +87,10 @@ def _rules(g: dict[str, Any]) -> str:
 @app.command("games")
 def games_cmd(
     ctx: typer.Context,
-    player: Optional[str] = typer.Option(None, "--player", "-p", metavar="PLAYER", help="Only games with this player seated."),
+    player: Optional[str] = typer.Option(None, "--player", metavar="PLAYER", help="Only games with this player seated."),
     variant: Optional[str] = typer.Option(None, "--variant", "-v", metavar="VARIANT", help="Only games played with this house rule."),
     json_out: bool = typer.Option(False, "--json", help="Print {\"games\": [...]} as JSON (docs/cli-json.md)."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """List the recorded games: id, when, players with their net results, ruleset, hands played."""
     with reported():

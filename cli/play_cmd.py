@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option, option_option, registry_with, variant_file_option, variant_option
 
 HELP_TEXT = """\
 Type the number of an action from the menu, or a command:
@@ -325,17 +326,19 @@ def play_cmd(
     ctx: typer.Context,
     seat: str = typer.Option("you", "--seat", metavar="NAME", help="Your name at the table."),
     bot: list[str] = typer.Option(
-        [], "--bot", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
+        [], "--bot", "-b", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
     ),
     stake: Optional[int] = typer.Option(None, "--stake", min=1, metavar="N", help="The base stake (option base_stake)."),
-    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant) to play with; repeatable."),
-    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option NAME=VALUE; repeatable."),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
+    variant: list[str] = variant_option(),
+    option: list[str] = option_option(),
+    variant_file: list[Path] = variant_file_option(),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", metavar="N", help="Seed for the cut, the shuffles and the bots (a replayable session)."),
     hands: int = typer.Option(1, "--hands", "-n", min=1, metavar="N", help="How many hands to play."),
     max_turns: Optional[int] = typer.Option(
         None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
     ),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end (tonk verify --receipt checks one)."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
@@ -351,7 +354,7 @@ def play_cmd(
             fixed["max_turns_per_hand"] = max_turns
         elif "max_turns_per_hand" not in named:
             fixed["max_turns_per_hand"] = 200
-        ruleset = build_ruleset(variant, option, options=fixed)
+        ruleset = build_ruleset(variant, option, options=fixed, registry=registry_with(variant_file))
         seats, bots, notes = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
         import uuid
 

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option
 
 
 def replay_steps(events: list, viewer: str, at: int | None = None):
@@ -59,6 +60,7 @@ def replay_cmd(
     at: Optional[int] = typer.Option(None, "--at", min=1, metavar="N", help="Show only the table after event N (1-based)."),
     as_player: Optional[str] = typer.Option(None, "--as", metavar="PLAYER", help="Show only what this player could see (default: the auditor, who sees all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Replay a recorded game event by event, as one player saw it or as the omniscient auditor."""
     from ..core.views import AUDITOR

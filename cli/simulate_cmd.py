@@ -20,6 +20,7 @@ import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings
+from .options import db_option, option_option, variant_option
 from .render import console, err_console, print_json
 from .store_cmd import interruption_reported
 
@@ -166,10 +167,10 @@ def simulate_cmd(
     hands: int = typer.Option(1000, "--hands", "-n", metavar="N", help="How many hands to play."),
     players: int = typer.Option(3, "--players", "-p", metavar="P", help="Seats at the table."),
     bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
-    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant); repeatable."),
-    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option; repeatable."),
+    variant: list[str] = variant_option(),
+    option: list[str] = option_option(),
     seed: int = typer.Option(0, "--seed", "-s", metavar="S", help="Seed: the same seed gives the same games."),
-    db: Optional[str] = typer.Option(None, "--db", metavar="PATH", help="Store the games in this SQLite file (default: the global --db)."),
+    db: Optional[str] = db_option(),
     no_store: bool = typer.Option(False, "--no-store", help="Do not store the games."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="W", help="Worker processes (each plays and stores whole games)."),
     hands_per_game: int = typer.Option(50, "--hands-per-game", metavar="H", help="Hands per game (one game is one stored event stream)."),
@@ -177,7 +178,7 @@ def simulate_cmd(
         [],
         "--compare",
         "-c",
-        metavar="VARIANT|NAME=VALUE",
+        metavar="VARIANT|KEY=VALUE",
         help="Also run the same seeds under another ruleset, made of these variants and options (repeatable; 'classic' alone means the base game), and show both side by side.",
     ),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end of the stored games."),
@@ -188,7 +189,7 @@ def simulate_cmd(
     from ..core.errors import RulesetError, TonkError
     from ..core.simulate import compare, simulate
 
-    path = None if no_store else (db or settings(ctx).db)
+    path = None if no_store else settings(ctx).db
     with reported():
         if db is not None and no_store:
             raise TonkError("give either --db PATH or --no-store, not both")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .app import app, fail, reported, settings
+from .options import db_option
 from .render import print_json
 
 if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
@@ -43,8 +44,9 @@ def export_cmd(
     ctx: typer.Context,
     game_ids: Optional[list[str]] = typer.Argument(None, help="Games to export, in this order."),
     all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to FILE instead of standard output."),
+    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Export games as JSONL: a header line, then one event a line with its hash chain."""
     from ..storage import EventStore
@@ -53,7 +55,7 @@ def export_cmd(
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
     with reported(), EventStore.open(db, create=False, read_only=True) as store:
-        ids = None if all_games else game_ids
+        ids = None if all_games else resolve_game_ids(store, game_ids)
         if output is None:
             _export_to_stdout(store, ids)
             return
@@ -62,6 +64,14 @@ def export_cmd(
         print_json({"output": str(output), "games": games, "events": events})
     else:
         typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
+
+
+def resolve_game_ids(store, texts: list[str]) -> list[str]:
+    """Full ids for ids or unique prefixes, in the order given."""
+    from .games_cmd import resolve_game_id
+
+    known = store.game_ids()
+    return [resolve_game_id(store, t, known) for t in texts]
 
 
 def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
@@ -107,6 +117,7 @@ def import_cmd(
     file: Path = typer.Argument(..., help="A JSONL file written by tonk export."),
     strict: bool = typer.Option(True, "--strict/--no-strict", help="Audit every game against its pinned rules before importing."),
     json_out: bool = typer.Option(False, "--json", help="Print {imported, present, games, events} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Import games from JSONL; the whole file is validated first and refused whole on any error."""
     from ..storage import EventStore
@@ -155,6 +166,7 @@ def verify_cmd(
     proof: list[Path] = typer.Option([], "--proof", metavar="FILE", help="Check an inclusion proof written by tonk prove (and, when the store exists, the store against its checkpoint); repeatable."),
     key: Optional[str] = typer.Option(None, "--key", metavar="KEY|FILE", help="The public key to trust (as tonk key prints it, or a file holding it); default: the keys the store records."),
     json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON (with evidence: {ok, reports})."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Recompute the hash chains and seq continuity, check the games table against the events
     and the append-only triggers; exit 1 naming each game's first broken link and every difference.
@@ -177,7 +189,7 @@ def verify_cmd(
 
     with reported(), EventStore.open(settings(ctx).db, create=False, read_only=True) as store:
         if game_ids:
-            ids = list(dict.fromkeys(game_ids))
+            ids = list(dict.fromkeys(resolve_game_ids(store, game_ids)))
             findings = [f for gid in ids for f in store.verify(gid)]
             games = len(ids)
         else:

@@ -9,6 +9,7 @@ import typer
 
 # the variant registry (entry points, plugin modules) is imported when the command runs
 from .app import app, reported
+from .options import variant_file_option
 from .render import console, err_console, print_json
 
 
@@ -45,7 +46,7 @@ def _print_variant(v: dict[str, Any], detail: bool) -> None:
 def variants_cmd(
     name: str = typer.Argument(None, help="Show one variant (name or alias) with its full documentation."),
     json_out: bool = typer.Option(False, "--json", help="Print {\"variants\": [...], \"problems\": [...]} as JSON."),
-    variant_file: list[Path] = typer.Option([], "--variant-file", help="Also load a one-off variant from this Python file (repeatable)."),
+    variant_file: list[Path] = variant_file_option(),
 ) -> None:
     """List the installed variants (house rules): summary, options, hooks implemented, version."""
     from ..variants.registry import default_registry, describe
