@@ -164,9 +164,14 @@ def _plain(value: Any, msgspec) -> Any:
 
 
 def _short(value: Any, width: int = 60) -> str:
+    """A value as compact JSON; cut with "…" at ``width`` only on a terminal (piped output is exact)."""
     import json
 
+    from .render import console
+
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if not console().is_terminal:
+        return text
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
@@ -184,12 +189,13 @@ def expected_vs_recorded(expected: Any, recorded: Any) -> list[str]:
 
 
 def print_audit(result: dict[str, Any], out) -> None:
-    from rich.markup import escape
+    from .render import safe as escape
+    from .render import safe
 
     gid = result["game_id"]
     checks = result["checks"]
     marks = {"ok": "[green]ok[/green]", "failed": "[red]failed[/red]", "not run": "[dim]not run[/dim]"}
-    head = f"[bold]game {gid}[/bold]  {result['hands']} hand(s), {result['events']} events"
+    head = f"[bold]game {safe(gid)}[/bold]  {result['hands']} hand(s), {result['events']} events"
     out.print(head)
     out.print("  " + " \u00b7 ".join(f"{k} {marks[v]}" for k, v in checks.items()))
     for f in result["findings"]:
@@ -206,31 +212,31 @@ def print_audit(result: dict[str, Any], out) -> None:
 
 
 def print_reconsideration(r: dict[str, Any], out) -> None:
-    from rich.markup import escape
+    from .render import safe as escape
 
     from .table import card
 
     def rules_text(spec: dict[str, Any]) -> str:
-        return ", ".join(spec["variants"]) or "classic"
+        return escape(", ".join(spec["variants"]) or "classic")
 
     def changed_options(spec: dict[str, Any], base: dict[str, Any]) -> str:
         diff = [f"{k}={v}" for k, v in spec["options"].items() if base["options"].get(k) != v]
         return f" ({', '.join(diff)})" if diff else ""
 
     rec, new = r["recorded_rules"], r["rules"]
-    out.print(f"[bold]game {r['game_id']}[/bold]")
+    out.print(f"[bold]game {escape(r['game_id'])}[/bold]")
     out.print(f"  recorded under:     {rules_text(rec)}")
     out.print(f"  reconsidered under: {rules_text(new)}{escape(changed_options(new, rec))}")
     for h in r["hands"]:
         status = h["status"]
-        label = f"  hand {h['hand_no']} (dealer {h['dealer']}): "
+        label = f"  hand {h['hand_no']} (dealer {escape(h['dealer'])}): "
         if status == "same":
             out.print(label + "[green]same ending and payout[/green]")
         elif status == "stopped":
             s = h["illegal"][0]
             action = " ".join(_card_word(w, card) for w in s["action"].split())
-            out.print(label + f"[red]stopped[/red] at event {s['seq']}: {s['player']} {action} would be illegal")
-            out.print(f"      {s['code']}, rule {escape(s['rule'])}: {escape(s['message'])}")
+            out.print(label + f"[red]stopped[/red] at event {s['seq']}: {escape(s['player'])} {action} would be illegal")
+            out.print(f"      {escape(s['code'])}, rule {escape(s['rule'])}: {escape(s['message'])}")
             out.print(f"      {h['replayed']} action(s) replayed, {h['unplayed']} after it not played; ending and payout unknown")
         elif status == "unfinished":
             out.print(label + "[yellow]unfinished[/yellow]: the hand would still be in play after every recorded action")
@@ -243,7 +249,7 @@ def print_reconsideration(r: dict[str, Any], out) -> None:
             out.print(f"      {escape(d)}")
         if h["note"] and status != "not_comparable":
             out.print(f"      [dim]{escape(h['note'])}[/dim]")
-    fmt = lambda net: ", ".join(f"{p} {n:+d}" for p, n in net.items())  # noqa: E731
+    fmt = lambda net: ", ".join(f"{escape(p)} {n:+d}" for p, n in net.items())  # noqa: E731
     out.print(f"  net recorded: {fmt(r['recorded_net'])}")
     partial = "" if r["complete"] else " [dim](partial)[/dim]"
     out.print(f"  net under these rules: {fmt(r['net'])}{partial}")
@@ -252,7 +258,9 @@ def print_reconsideration(r: dict[str, Any], out) -> None:
 def _card_word(word: str, card) -> str:
     from ..core.cards import RANK_OF
 
-    return card(word) if word in RANK_OF else word
+    from .render import safe
+
+    return card(word) if word in RANK_OF else safe(word)
 
 
 # --- the command -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import typer
 # the variant registry (entry points, plugin modules) is imported when the command runs
 from .app import app, reported
 from .options import variant_file_option
-from .render import console, err_console, print_json
+from .render import console, err_console, print_json, safe, visible
 
 
 def _default_text(o: dict[str, Any]) -> str:
@@ -23,20 +23,20 @@ def _print_variant(v: dict[str, Any], detail: bool) -> None:
     from rich.table import Table
 
     out = console()
-    aliases = f" (alias {', '.join(v['aliases'])})" if v["aliases"] else ""
-    out.print(f"\n[bold]{v['name']}[/bold]{aliases}  [dim]{v['dist']} {v['version']}, {v['source']}[/dim]")
-    out.print(f"  {v['summary']}", markup=False)
+    aliases = f" (alias {safe(', '.join(v['aliases']))})" if v["aliases"] else ""
+    out.print(f"\n[bold]{safe(v['name'])}[/bold]{aliases}  [dim]{safe(v['dist'])} {safe(v['version'])}, {safe(v['source'])}[/dim]")
+    out.print(f"  {visible(v['summary'])}", markup=False)
     if v["options"]:
         t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
         for col in ("option", "type", "default", "meaning"):
             t.add_column(col)
         for o in v["options"]:
             meaning = o["help"] + (f" [{' | '.join(o['choices'])}]" if o["choices"] else "")
-            t.add_row(o["name"], o["type"], _default_text(o), meaning)
-        out.print(t, markup=False)
-    out.print("  hooks: " + (", ".join(v["hooks"]) or "none (an option preset)"))
+            t.add_row(*(safe(x) for x in (o["name"], o["type"], _default_text(o), meaning)))
+        out.print(t)
+    out.print("  hooks: " + (safe(", ".join(v["hooks"])) or "none (an option preset)"))
     if v["conflicts"]:
-        out.print("  conflicts with: " + ", ".join(v["conflicts"]))
+        out.print("  conflicts with: " + safe(", ".join(v["conflicts"])))
     if detail and v.get("doc"):
         out.print()
         out.print(v["doc"], markup=False)
@@ -62,6 +62,6 @@ def variants_cmd(
     for v in described:
         _print_variant(v, detail=bool(name))
     for problem in registry.problems:
-        err_console().print(f"warning: {problem}", markup=False)
+        err_console().print(f"warning: {visible(problem)}", markup=False)
     if not name:
         console().print(f"\n{len(described)} variant(s); `tonk variants NAME` shows one with its documentation.")
