@@ -161,6 +161,35 @@ def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
     out.print(t)
 
 
+def store_counts(path: str | None) -> tuple[int, int]:
+    """Games and events in the store at ``path`` (``(0, 0)`` when there is none yet)."""
+    from pathlib import Path
+
+    if path is None or not Path(path).exists():
+        return 0, 0
+    from ..storage import EventStore
+
+    with EventStore.open(path, create=False) as store:
+        return store.game_count(), store.db["events"].count
+
+
+def store_line(store: dict) -> str:
+    """What the run stored, and where, in one sentence."""
+    from .render import safe
+
+    where = safe(store["path"])
+    if store["games_written"] == 0 and store["games_expected"]:
+        return (
+            f"stored nothing in {where}: its {store['games_expected']} game(s) were already there "
+            "(the same seed, bots and rules give the same games; use another --seed to add new ones)"
+        )
+    text = f"stored {store['games_written']} game(s), {store['events_written']} event(s) in {where}"
+    already = store["games_expected"] - store["games_written"]
+    if already > 0:
+        text += f" ({already} game(s) of this run were already there)"
+    return text
+
+
 @app.command("simulate")
 def simulate_cmd(
     ctx: typer.Context,
@@ -214,6 +243,7 @@ def simulate_cmd(
 
             check_receipts_possible(path, receipts)
         total = hands * (2 if other is not None else 1)
+        before = store_counts(path)
         with interruption_reported(lambda: "nothing was stored (--no-store)"), _Progress(total, f"simulating {label}") as bar:
             if other is None:
                 result: Any = simulate(config, path, bar.advance)
@@ -224,12 +254,28 @@ def simulate_cmd(
 
             written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
             err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+        store = None
+        if path is not None:
+            after = store_counts(path)
+            store = {
+                "path": str(path),
+                "games_written": after[0] - before[0],
+                "events_written": after[1] - before[1],
+                "games_expected": config.games * (2 if other is not None else 1),
+                "games_in_store": after[0],
+            }
     if as_json:
+        if store is not None:
+            result["store"] = store
         print_json(result)
         return
     if other is None:
         _print_report(result, "simulation")
-        return
-    _print_report(result["a"], f"A ({label})")
-    _print_report(result["b"], f"B ({_ruleset_label(other)})")
-    _print_comparison(result, label, _ruleset_label(other))
+    else:
+        _print_report(result["a"], f"A ({label})")
+        _print_report(result["b"], f"B ({_ruleset_label(other)})")
+        _print_comparison(result, label, _ruleset_label(other))
+    if store is not None:
+        console().print(store_line(store))
+    else:
+        console().print("not stored (--no-store)")
