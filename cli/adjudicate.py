@@ -110,7 +110,9 @@ def adjudicate_cmd(
     verdicts = []
     failures = 0
     errors = 0
-    for i, raw in enumerate(raws):
+    from .progress import iterate
+
+    for i, raw in enumerate(iterate(raws, "adjudicating", "cases", enabled=len(raws) > 1)):
         v = adjudicate(raw, i, registry=registry)
         diffs = None
         if check and v["status"] == "ok":

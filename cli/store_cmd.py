@@ -66,6 +66,13 @@ def export_cmd(
         typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
 
 
+def _event_total(store, ids: Optional[list[str]]) -> int:
+    """How many events an export writes (for its progress bar)."""
+    if ids is None:
+        return store.db["events"].count
+    return sum(store.version(g) for g in dict.fromkeys(ids))
+
+
 def resolve_game_ids(store, texts: list[str]) -> list[str]:
     """Full ids for ids or unique prefixes, in the order given."""
     from .games_cmd import resolve_game_id
@@ -77,10 +84,13 @@ def resolve_game_ids(store, texts: list[str]) -> list[str]:
 def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
     from ..storage.jsonl import export_games
 
+    from .progress import CountingWriter, progress
+
     sys.stdout.flush()
     out = sys.stdout.buffer
     try:
-        export_games(store, ids, out)
+        with progress("exporting", _event_total(store, ids) + 1, "lines", enabled=not sys.stdout.isatty()) as advance:
+            export_games(store, ids, CountingWriter(out, advance))
         out.flush()
     except BrokenPipeError:  # the reader stopped early (`tonk export --all | head`)
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -93,14 +103,15 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
     import secrets
 
     from ..storage.jsonl import export_games
+    from .progress import CountingWriter, progress
 
     directory = output.parent if str(output.parent) else Path(".")
     if not directory.is_dir():
         raise fail(f"cannot write {output}: directory {directory} does not exist")
     tmp = directory / f".{output.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "xb") as out:  # default permissions, unlike mkstemp's 0600
-            counts = export_games(store, ids, out)
+        with open(tmp, "xb") as out, progress("exporting", _event_total(store, ids) + 1, "lines") as advance:  # default permissions, unlike mkstemp's 0600
+            counts = export_games(store, ids, CountingWriter(out, advance))
         os.replace(tmp, output)
     except BaseException as exc:
         if os.path.exists(tmp):
@@ -128,7 +139,17 @@ def import_cmd(
     with reported(), interruption_reported(lambda: _import_interrupted(written, db)):
         existing = EventStore.open(db, create=False) if db.exists() else None
         try:
-            checked = check_file(file, existing, rules_check=first_rules_finding if strict else None)
+            from .progress import progress
+
+            size = file.stat().st_size if file.is_file() else None
+            with progress("checking", size, "bytes") as advance:
+                read = [0]
+
+                def done(upto: int) -> None:
+                    advance(upto - read[0])
+                    read[0] = upto
+
+                checked = check_file(file, existing, rules_check=first_rules_finding if strict else None, progress=done)
             if checked.imported:
                 store = existing or EventStore.open(db, create=True)
                 try:
