@@ -38,8 +38,10 @@ def _print_variant(v: dict[str, Any], detail: bool) -> None:
     if v["conflicts"]:
         out.print("  conflicts with: " + safe(", ".join(v["conflicts"])))
     if detail and v.get("doc"):
+        from .rst import rst_to_markup
+
         out.print()
-        out.print(v["doc"], markup=False)
+        out.print(rst_to_markup(v["doc"]))
 
 
 @app.command("variants")
