@@ -249,10 +249,16 @@ def print_reconsideration(r: dict[str, Any], out) -> None:
             out.print(f"      {escape(d)}")
         if h["note"] and status != "not_comparable":
             out.print(f"      [dim]{escape(h['note'])}[/dim]")
-    fmt = lambda net: ", ".join(f"{escape(p)} {n:+d}" for p, n in net.items())  # noqa: E731
-    out.print(f"  net recorded: {fmt(r['recorded_net'])}")
+    def fmt(net: dict[str, int], spec: dict[str, Any]) -> str:
+        text = ", ".join(f"{escape(p)} {n:+d}" for p, n in net.items())
+        stake = spec["options"].get("base_stake", 1)
+        if stake != 1 or rec["options"].get("base_stake", 1) != new["options"].get("base_stake", 1):
+            text += f" [dim](stake units; money at stake {stake}: " + ", ".join(f"{escape(p)} {n * stake:+d}" for p, n in net.items()) + ")[/dim]"
+        return text
+
+    out.print(f"  net recorded: {fmt(r['recorded_net'], rec)}")
     partial = "" if r["complete"] else " [dim](partial)[/dim]"
-    out.print(f"  net under these rules: {fmt(r['net'])}{partial}")
+    out.print(f"  net under these rules: {fmt(r['net'], new)}{partial}")
 
 
 def _card_word(word: str, card) -> str:
