@@ -88,13 +88,15 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
 
 @app.command("adjudicate")
 def adjudicate_cmd(
-    file: Path = typer.Argument(..., help="A hand-record JSON file: one case, or {\"cases\": [...]}"),
+    file: Path = typer.Argument(..., metavar="FILE", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
     check: bool = typer.Option(False, "--check", help="Compare each case with its expected block; exit 1 on any difference."),
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Only the case(s) with this id; repeatable."),
     variant_file: list[Path] = variant_file_option(),
 ) -> None:
-    """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger."""
+    """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger.
+
+    FILE is a hand-record JSON file: one case, or {"cases": [...]} (format: shared/cases/README.md)."""
     from ..core.adjudication import adjudicate, compare
     from ..core.handrecord import load_records
     from ..variants.registry import default_registry

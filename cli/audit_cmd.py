@@ -275,7 +275,7 @@ def _card_word(word: str, card) -> str:
 @app.command("audit")
 def audit_cmd(
     ctx: typer.Context,
-    game_ids: list[str] = typer.Argument(None, metavar="GAME_ID", help="Games to audit (any unique prefix of an id)."),
+    game_ids: list[str] = typer.Argument(None, metavar="GAME_ID", hidden=True),
     all_games: bool = typer.Option(False, "--all", "-a", help="Audit every game in the store."),
     json_out: bool = typer.Option(False, "--json", help="Print the results as JSON (docs/cli-json.md)."),
     rules: list[str] = variant_option("Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."),
@@ -285,7 +285,7 @@ def audit_cmd(
 ) -> None:
     """Audit recorded games: hash chain, card conservation, every action re-run under its rules.
 
-    Exit 0 when clean, 1 with findings, 2 when a game cannot be audited.
+    GAME_ID: games to audit (any unique prefix of an id), or --all.  Exit 0 when clean, 1 with findings, 2 when a game cannot be audited.
 
     With --variant/--option: re-adjudicate the recorded actions under other house rules and show, hand by hand, which actions would have been illegal and how each payout differs."""
     from .games_cmd import open_existing_store, resolve_game_id

@@ -99,7 +99,7 @@ def warn_broken_chain(findings: list) -> None:
 @app.command("replay")
 def replay_cmd(
     ctx: typer.Context,
-    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game (any unique prefix of its id)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", hidden=True),
     at: Optional[int] = typer.Option(None, "--at", min=1, metavar="N", help="Show only the table after event N (1-based)."),
     as_player: Optional[str] = typer.Option(None, "--as", metavar="PLAYER", help="Show only what this player could see (default: the auditor, who sees all)."),
     hand: Optional[str] = typer.Option(None, "--hand", metavar="N|N-M", help="Only these hands: 3, 3-5, 1,4 or 7- (from hand 7 on)."),
@@ -107,7 +107,9 @@ def replay_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
     db: Optional[str] = db_option(),
 ) -> None:
-    """Replay a recorded game event by event, as one player saw it or as the omniscient auditor."""
+    """Replay a recorded game event by event, as one player saw it or as the omniscient auditor.
+
+    GAME_ID: the game (any unique prefix of its id).  On a terminal the text goes through a pager ($TONK_PAGER, $PAGER or less -FRX)."""
     from ..core.views import AUDITOR
     from .games_cmd import open_existing_store, resolve_game_id
 

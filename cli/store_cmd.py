@@ -42,13 +42,15 @@ def interruption_reported(what: Callable[[], str]):
 @app.command("export")
 def export_cmd(
     ctx: typer.Context,
-    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to export, in this order."),
+    game_ids: Optional[list[str]] = typer.Argument(None, metavar="GAME_ID", hidden=True),
     all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
-    """Export games as JSONL: a header line, then one event a line with its hash chain."""
+    """Export games as JSONL: a header line, then one event a line with its hash chain.
+
+    GAME_ID: games to export in this order (any unique prefix of an id), or --all."""
     from ..storage import EventStore
 
     if bool(game_ids) == all_games:
@@ -125,12 +127,14 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
 @app.command("import")
 def import_cmd(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="A JSONL file written by tonk export."),
+    file: Path = typer.Argument(..., metavar="FILE", hidden=True),
     strict: bool = typer.Option(True, "--strict/--no-strict", help="Audit every game against its pinned rules before importing."),
     json_out: bool = typer.Option(False, "--json", help="Print {imported, present, games, events} as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
-    """Import games from JSONL; the whole file is validated first and refused whole on any error."""
+    """Import games from JSONL; the whole file is validated first and refused whole on any error.
+
+    FILE: a JSONL file written by tonk export."""
     from ..storage import EventStore
     from ..storage.jsonl import check_file, write_checked
 
@@ -181,7 +185,7 @@ def _import_interrupted(written: list[int], db: Path) -> str:
 @app.command("verify")
 def verify_cmd(
     ctx: typer.Context,
-    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to verify (default: all)."),
+    game_ids: Optional[list[str]] = typer.Argument(None, metavar="GAME_ID", hidden=True),
     receipt: list[Path] = typer.Option([], "--receipt", metavar="FILE", help="Check that the store holds the history this signed receipt vouches for (a directory: its *.receipt files); repeatable."),
     checkpoint: list[Path] = typer.Option([], "--checkpoint", metavar="FILE", help="Check that the store extends this signed checkpoint (consistency proof) and holds every event logged in it; repeatable."),
     proof: list[Path] = typer.Option([], "--proof", metavar="FILE", help="Check an inclusion proof written by tonk prove (and, when the store exists, the store against its checkpoint); repeatable."),
@@ -192,8 +196,9 @@ def verify_cmd(
     """Recompute the hash chains and seq continuity, check the games table against the events
     and the append-only triggers; exit 1 naming each game's first broken link and every difference.
 
-    With --receipt, --checkpoint or --proof: check the store against that signed evidence instead
-    (docs/evidence.md); exit 1 naming each game affected and its first missing or different event."""
+    GAME_ID: games to verify (any unique prefix of an id; default: all).  With --receipt, --checkpoint
+    or --proof: check the store against that signed evidence instead (docs/evidence.md); exit 1
+    naming each game affected and its first missing or different event."""
     import msgspec
 
     from ..storage import EventStore

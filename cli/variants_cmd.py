@@ -46,11 +46,13 @@ def _print_variant(v: dict[str, Any], detail: bool) -> None:
 
 @app.command("variants")
 def variants_cmd(
-    name: str = typer.Argument(None, help="Show one variant (name or alias) with its full documentation."),
+    name: str = typer.Argument(None, metavar="NAME", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {\"variants\": [...], \"problems\": [...]} as JSON."),
     variant_file: list[Path] = variant_file_option(),
 ) -> None:
-    """List the installed variants (house rules): summary, options, hooks implemented, version."""
+    """List the installed variants (house rules): summary, options, hooks implemented, version.
+
+    NAME: show one variant (name or alias) with its full documentation."""
     from ..variants.registry import default_registry, describe
 
     with reported():

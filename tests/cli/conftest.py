@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ from typer.testing import CliRunner
 from tonk.cli.app import app
 from tonk.core import Game
 from tonk.storage import EventStore
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # script_helpers.py: the console script as a user runs it
 
 
 @pytest.fixture
