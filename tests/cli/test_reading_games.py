@@ -117,3 +117,15 @@ def test_play_at_a_stake_shows_money_beside_units(tmp_path):
     assert r.code == 0, r.err
     m = re.search(r"net: you ([+-]\d+), .*at stake 5: you ([+-]\d+)", r.out)
     assert m and int(m.group(2)) == 5 * int(m.group(1))
+
+
+def test_the_readme_compare_example_shows_a_difference():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if x.startswith("tonk simulate") and "--compare" in x)
+    args = line.split("#")[0].split()[1:]
+    args[args.index("-n") + 1] = "600"  # the same command, fewer hands
+    data = json.loads(tonk(*args, "--json").out)
+    rows = {r["metric"]: r for r in data["rows"]}
+    assert abs(rows["knocks won (share)"]["diff"]) > 0.2
+    shown = readme.split(line, 1)[1]
+    assert "B - A" in shown and "+61.4 pt" in shown  # the README shows that difference
