@@ -373,8 +373,10 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
                 f"\n{summary['games']} games: {summary['clean']} clean, {summary['with_findings']} with findings, "
                 f"{summary['errors']} could not be audited"
             )
+    from .render import one_line
+
     for line in errors:
-        typer.echo(line, err=True)
+        typer.echo(one_line(line), err=True)
     if summary["errors"]:
         return 2
     return 1 if summary["with_findings"] else 0
