@@ -27,7 +27,8 @@ def test_input_that_is_not_exactly_one_action_is_refused(tmp_path):
     r = tonk("play", "--seed", "3", "--db", str(db), input="1 2\nq\n")
     assert "type one action at a time" in r.out
     (g,) = json.loads(tonk("games", "--json", "--db", str(db)).out)["games"]
-    assert g["events"] == 2  # game_started and the deal: nothing was played
+    steps = json.loads(tonk("replay", g["game_id"], "--json", "--db", str(db)).out)["steps"]
+    assert [s["event"]["type"] for s in steps if s["event"].get("player") == "you"] == []  # you played nothing
 
 
 def test_resume_goes_on_with_an_unfinished_game(tmp_path):
