@@ -20,7 +20,7 @@ import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings
-from .options import db_option, option_option, variant_option
+from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
 from .store_cmd import interruption_reported
 
@@ -198,6 +198,7 @@ def simulate_cmd(
     bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
     variant: list[str] = variant_option(),
     option: list[str] = option_option(),
+    variant_file: list[Path] = variant_file_option(),
     seed: int = typer.Option(0, "--seed", "-s", metavar="S", help="Seed: the same seed gives the same games."),
     db: Optional[str] = db_option(),
     no_store: bool = typer.Option(False, "--no-store", help="Do not store the games."),
@@ -224,6 +225,13 @@ def simulate_cmd(
             raise TonkError("give either --db PATH or --no-store, not both")
         if receipts is not None and no_store:
             raise TonkError("--receipts needs the games stored: drop --no-store")
+        if variant_file:
+            if workers != 1:
+                raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
+            from ..variants.registry import default_registry
+
+            for f in variant_file:  # this process plays every game: its registry is the one used
+                default_registry().load_file(f)
         if not bot:
             bot = ["greedy"]
         for name in bot:

@@ -98,3 +98,11 @@ def test_variant_file_on_play_and_audit(tmp_path):
     assert without.code == 2
     with_file = tonk("audit", g["game_id"][:6], "--variant-file", str(EXAMPLE_FILE), "--db", str(db))
     assert with_file.code == 0 and "verdict: clean" in with_file.out
+
+
+def test_variant_file_on_simulate(tmp_path):
+    r = tonk("simulate", "-n", "20", "--no-store", "--json", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock", "-o", "rounds=2")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["config"]["variants"] == ["first-round-no-knock"]
+    r = tonk("simulate", "-n", "20", "--no-store", "-w", "2", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock")
+    assert r.code == 2 and "--workers 1" in r.err_line()
