@@ -25,6 +25,13 @@ def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
     return safe(act)
 
 
+def _stake(raw: dict[str, Any]) -> int | None:
+    """The case's ``ruleset.options.base_stake`` when it is a whole number (amounts are in its units)."""
+    rs = raw.get("ruleset") if isinstance(raw, dict) else None
+    stake = (rs.get("options") or {}).get("base_stake") if isinstance(rs, dict) and isinstance(rs.get("options"), dict) else None
+    return stake if isinstance(stake, int) and not isinstance(stake, bool) and stake >= 1 else None
+
+
 def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
     from rich.table import Table
 
@@ -73,7 +80,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         out.print(f"    {safe(s['id'])} ({safe(s['owner'])}, {safe(s['kind'])}): {cards(s['cards'])}")
     if v["ledger"]:
         out.print("  ledger:")
-        for line in ledger_lines(v["ledger"]):
+        for line in ledger_lines(v["ledger"], _stake(raw)):
             out.print(f"    {line}")
     else:
         out.print("  ledger: [dim]no payments[/dim]")

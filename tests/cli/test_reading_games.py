@@ -129,3 +129,16 @@ def test_the_readme_compare_example_shows_a_difference():
     assert abs(rows["knocks won (share)"]["diff"]) > 0.2
     shown = readme.split(line, 1)[1]
     assert "B - A" in shown and "+61.4 pt" in shown  # the README shows that difference
+
+
+def test_adjudicate_shows_money_at_the_case_stake(tmp_path):
+    data = json.loads((Path(__file__).resolve().parents[2] / "examples" / "disputed-hands.json").read_text())
+    case = data["cases"][0] if "cases" in data else data
+    case.setdefault("ruleset", {}).setdefault("options", {})["base_stake"] = 5
+    f = tmp_path / "stake.json"
+    f.write_text(json.dumps({"cases": [case]}))
+    r = tonk("adjudicate", str(f))
+    assert r.code == 0, r.err
+    (v,) = json.loads(tonk("adjudicate", str(f), "--json").out)["cases"]
+    for pay in v["ledger"]:
+        assert f"{pay['from']} \u2192 {pay['to']}  {pay['amount']} \u00d7 5 = {pay['amount'] * 5}  {pay['reason']}" in r.out
