@@ -315,23 +315,6 @@ def audit_cmd(
         raise typer.Exit(code)
 
 
-def _progress(json_out: bool, total: int):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from .render import err_console
-
-    err = err_console()
-    return Progress(
-        TextColumn("auditing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=json_out or not err.is_terminal or total < 2,
-    )
-
-
 def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     """Audit the games ``ids`` (``None``: every game), streaming: one game in memory at a
     time; people's output is printed game by game, and ``--json`` keeps each game's
@@ -344,11 +327,11 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     kept: list[dict[str, Any]] = []
     errors: list[str] = []
     rulesets: dict = {}
+    from .progress import progress
     from .store_cmd import interruption_reported
 
     stopped = lambda: f"{summary['games']} of {total} game(s) audited; audit only reads: nothing was written, the store is consistent and unchanged"  # noqa: E731
-    with interruption_reported(stopped), _progress(json_out, total) as progress:
-        task = progress.add_task("audit", total=total)
+    with interruption_reported(stopped), progress("auditing", total, "games", enabled=not json_out and total >= 2) as advance:
         for game in store.iter_verified_games(ids):
             result = audit_verified(game, rulesets, registry)
             verdict = result["verdict"]
@@ -362,7 +345,7 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
                 if summary["games"] > 1:
                     out.print()
                 print_audit(result, out)
-            progress.advance(task)
+            advance(1)
     if json_out:
         print_json({"games": kept, "summary": summary})
     else:

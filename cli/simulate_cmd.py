@@ -66,37 +66,6 @@ def _ruleset_label(config) -> str:
     return " ".join(parts)
 
 
-class _Progress:
-    """A rich progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self, total: int, label: str):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-        con = err_console()
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("hands"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=con,
-            transient=True,
-            disable=not con.is_terminal,
-        )
-        self.task = self.progress.add_task(label, total=total)
-
-    def __enter__(self) -> "_Progress":
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def advance(self, hands: int) -> None:
-        self.progress.advance(self.task, hands)
-
-
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
@@ -252,11 +221,13 @@ def simulate_cmd(
             check_receipts_possible(path, receipts)
         total = hands * (2 if other is not None else 1)
         before = store_counts(path)
-        with interruption_reported(lambda: "nothing was stored (--no-store)"), _Progress(total, f"simulating {label}") as bar:
+        from .progress import progress
+
+        with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {label}", total, "hands") as advance:
             if other is None:
-                result: Any = simulate(config, path, bar.advance)
+                result: Any = simulate(config, path, advance)
             else:
-                result = compare(config, other, path, bar.advance)
+                result = compare(config, other, path, advance)
         if receipts is not None:
             from .evidence_cmd import write_simulation_receipts
 

@@ -89,6 +89,10 @@ def test_progress_goes_to_stderr_only_on_a_terminal(tmp_path):
     assert piped.code == 0 and piped.err == ""
     code, _, err = on_terminal(["--db", str(tmp_path / "n.db"), "import", str(out)], stdout_tty=False, stderr_tty=True, env=env)
     assert code == 0 and b"checking" in err
+    code, _, err = on_terminal(["--db", str(db), "audit", "--all"], stdout_tty=False, stderr_tty=True, env=env)
+    assert code == 0 and b"auditing" in err and b"left" in err
+    code, _, err = on_terminal(["simulate", "-n", "100", "--no-store"], stdout_tty=False, stderr_tty=True, env=env)
+    assert code == 0 and b"simulating" in err and b"left" in err
 
 
 def test_variants_docs_are_rendered_not_raw_rest():
