@@ -99,3 +99,26 @@ def test_piped_output_never_wraps_nor_cuts(tmp_path):
     # an error quoting a long text stays one line, whatever the width
     err = tonk("--db", str(db), "replay", game.game_id[:8], "--as", "y" * 300)
     assert err.code == 2 and "y" * 300 in err.err_line()
+
+
+def test_piped_audit_findings_show_whole_hashes_and_ledgers(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "t.db"
+    assert tonk("simulate", "-n", "4", "--hands-per-game", "4", "--db", str(db)).code == 0
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute(
+        "UPDATE events SET payload = replace(payload, '\"amount\":1', '\"amount\":3') "
+        "WHERE rowid = (SELECT max(rowid) FROM events WHERE type = 'hand_ended')"
+    )
+    conn.commit()
+    conn.close()
+    r = tonk("--db", str(db), "audit", "--all")
+    assert r.code == 1
+    assert "\u2026" not in r.out
+    import re
+
+    assert len(re.findall(r"^\s+(?:expected|recorded) [0-9a-f]{64}$", r.out, re.M)) == 2
+    ledgers = re.findall(r"^\s+(?:expected|recorded) (\[.*\])$", r.out, re.M)
+    assert len(ledgers) == 2 and all(isinstance(json.loads(x), list) for x in ledgers)
