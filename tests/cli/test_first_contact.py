@@ -57,7 +57,7 @@ def test_usage_errors_are_one_error_line_and_exit_2(args, names, tmp_path):
 
 
 def test_help_shows_what_a_user_types():
-    for cmd in ("simulate", "play", "audit", "games", "replay", "adjudicate", "variants", "export"):
+    for cmd in ("simulate", "play", "audit", "games", "replay", "adjudicate", "variants", "export", "verify", "prove"):
         r = tonk(cmd, "-h")
         assert r.code == 0
         assert "<bool>" not in r.out and "<list" not in r.out and "\u2502" not in r.out, cmd
@@ -71,7 +71,7 @@ def test_help_shows_what_a_user_types():
 def test_short_options_mean_one_thing_on_every_command():
     """-v is a variant, -o an option, -n a number of hands, wherever they exist."""
     longs: dict[str, set[str]] = {}
-    for cmd in ("adjudicate", "play", "simulate", "games", "replay", "audit", "variants", "export", "import", "verify"):
+    for cmd in ("adjudicate", "play", "simulate", "games", "replay", "audit", "variants", "export", "import", "verify", "key", "checkpoint", "prove"):
         for line in tonk(cmd, "-h").out.splitlines():
             words = line.strip().replace(",", " ").split()
             if words and words[0].startswith("-") and not words[0].startswith("--") and len(words) > 1:
