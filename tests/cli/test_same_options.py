@@ -106,3 +106,17 @@ def test_variant_file_on_simulate(tmp_path):
     assert json.loads(r.out)["config"]["variants"] == ["first-round-no-knock"]
     r = tonk("simulate", "-n", "20", "--no-store", "-w", "2", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock")
     assert r.code == 2 and "--workers 1" in r.err_line()
+
+
+def test_evidence_commands_take_db_after_the_command(tmp_path):
+    pytest.importorskip("cryptography")
+    db = tmp_path / "e.db"
+    assert tonk("simulate", "-n", "2", "--hands-per-game", "2", "--db", str(db)).code == 0
+    before = tonk("--db", str(db), "key")
+    assert before.code == 0, before.err
+    assert tonk("key", "--db", str(db)).out == before.out
+    cp = tmp_path / "cp.txt"
+    assert tonk("checkpoint", "--output", str(cp), "--db", str(db)).code == 0 and cp.exists()
+    gid = json.loads(tonk("games", "--json", "--db", str(db)).out)["games"][0]["game_id"]
+    proof = tonk("prove", gid[:6], "--db", str(db))
+    assert proof.code == 0 and proof.out == tonk("--db", str(db), "prove", gid[:6]).out
