@@ -31,7 +31,9 @@ Decisions (documented here and in ``docs/cli-json.md``):
   rotation, so that hands stay comparable one by one.  The other rules' net is
   the sum of the ledgers of the hands that ended under them (``complete`` says
   whether every recorded hand did).
-* Options: ``--rules`` gives the whole variant list (``classic`` alone means
+* A different ``base_stake`` makes a hand ``different`` when its payout in
+  money (ledger units times the stake) changes, even if the units do not.
+* Options: ``--variant`` gives the whole variant list (``classic`` alone means
   the base game); an option not given with ``--option`` keeps its recorded
   value when the other ruleset declares it through the base game or a variant
   the recording also used (the stake, the turn cap), otherwise its default.
@@ -195,6 +197,19 @@ def _differences(rec: Outcome, new: Outcome) -> list[str]:
     return out
 
 
+def _stake_differences(rec: Outcome, new: Outcome, rec_options: dict[str, Any], new_options: dict[str, Any]) -> list[str]:
+    """Ledgers are in stake units; under another ``base_stake`` the same units move other
+    money, and that is a difference a player cares about (decision: docs/decisions.md)."""
+    a, b = rec_options.get("base_stake", 1), new_options.get("base_stake", 1)
+    if a == b:
+        return []
+    return [
+        f"money to {p} at stake {a} -> {b}: {rec.net.get(p, 0) * a:+d} -> {new.net.get(p, 0) * b:+d}"
+        for p in rec.net
+        if rec.net.get(p, 0) * a != new.net.get(p, 0) * b
+    ]
+
+
 def _end_text(o: Outcome) -> str:
     who = o.player or ", ".join(o.players)
     text = f"{o.end}" + (f" by {who}" if who else "")
@@ -303,7 +318,7 @@ def _reconsider_hand(
         diffs = ["the recording does not end this hand"]
         status = "different"
     else:
-        diffs = _differences(recorded, new)
+        diffs = _differences(recorded, new) + _stake_differences(recorded, new, first.ruleset.options, ruleset.options)
         status = "different" if diffs else "same"
     if unplayed:
         status = "ended_early"

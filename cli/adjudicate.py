@@ -10,7 +10,8 @@ import typer
 # the engine (tonk.core.adjudication, handrecord, the variant registry) is imported
 # when the command runs, not when the app starts
 from .app import app, fail, reported
-from .render import card, cards, console, err_console, ledger_lines
+from .options import variant_file_option
+from .render import card, cards, console, err_console, ledger_lines, one_line, safe
 
 
 def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
@@ -18,26 +19,33 @@ def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
     if act == "spread":
         return "spread " + cards(raw.get("cards", []))
     if act == "hit":
-        return f"hit {card(raw.get('card'))} on {raw.get('target')}"
+        return f"hit {card(raw.get('card'))} on {safe(raw.get('target'))}"
     if act == "discard":
         return f"discard {card(raw.get('card'))}"
-    return act
+    return safe(act)
+
+
+def _stake(raw: dict[str, Any]) -> int | None:
+    """The case's ``ruleset.options.base_stake`` when it is a whole number (amounts are in its units)."""
+    rs = raw.get("ruleset") if isinstance(raw, dict) else None
+    stake = (rs.get("options") or {}).get("base_stake") if isinstance(rs, dict) and isinstance(rs.get("options"), dict) else None
+    return stake if isinstance(stake, int) and not isinstance(stake, bool) and stake >= 1 else None
 
 
 def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
     from rich.table import Table
 
     out = console()
-    title = f" {v.get('title')}" if v.get("title") else ""
-    out.print(f"\n[bold]{v['id']}[/bold]{title}")
+    title = f" {safe(v.get('title'))}" if v.get("title") else ""
+    out.print(f"\n[bold]{safe(v['id'])}[/bold]{title}")
     if v["status"] == "skipped":
-        out.print(f"  [yellow]skipped[/yellow]: {v['reason']}")
+        out.print(f"  [yellow]skipped[/yellow]: {safe(v['reason'])}")
         return
     if "deal" in v:
         d = v["deal"]
         out.print(f"  deal: upcard {card(d['discard_top'])}, stock {d['stock_size']}")
         for p, h in d["hands"].items():
-            out.print(f"    {p}: {cards(h)}")
+            out.print(f"    {safe(p)}: {cards(h)}")
     raw_actions = raw.get("actions", [])
     if v["actions"]:
         t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
@@ -51,36 +59,36 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
                 if a.get("drawn"):
                     extra.append(f"drew {card(a['drawn'])}")
                 if a.get("spread_id"):
-                    extra.append(f"as {a['spread_id']}")
+                    extra.append(f"as {safe(a['spread_id'])}")
                 if a.get("effect"):
                     extra.append("stock empty: hand ends")
                 verdict = "[green]legal[/green]" + (" " + ", ".join(extra) if extra else "")
             else:
-                verdict = f"[red]illegal[/red] {a['violation']} ({a['rule']}): {a['message']}"
-            t.add_row(str(a["seq"]), a["player"], _describe_action(a, ra), verdict)
+                verdict = f"[red]illegal[/red] {safe(a['violation'])} ({safe(a['rule'])}): {safe(a['message'])}"
+            t.add_row(safe(a["seq"]), safe(a["player"]), _describe_action(a, ra if isinstance(ra, dict) else {}), verdict)
         out.print(t)
     end = v["end"]
     if end is None:
         out.print("  end: [yellow]the hand has not ended[/yellow]")
     else:
-        who = end.get("player") or ", ".join(end.get("players", []))
-        outcome = f" ({end['outcome']})" if end.get("outcome") else ""
-        out.print(f"  end: [bold]{end['type']}[/bold] {who}{outcome}")
+        who = end.get("player") or ", ".join(str(p) for p in end.get("players", []))
+        outcome = f" ({safe(end['outcome'])})" if end.get("outcome") else ""
+        out.print(f"  end: [bold]{safe(end['type'])}[/bold] {safe(who)}{outcome}")
     for p, h in v["final_hands"].items():
-        out.print(f"    {p}: {cards(h)}  total {v['hand_totals'][p]}")
+        out.print(f"    {safe(p)}: {cards(h)}  total {v['hand_totals'][p]}")
     for s in v["final_table"]:
-        out.print(f"    {s['id']} ({s['owner']}, {s['kind']}): {cards(s['cards'])}")
+        out.print(f"    {safe(s['id'])} ({safe(s['owner'])}, {safe(s['kind'])}): {cards(s['cards'])}")
     if v["ledger"]:
         out.print("  ledger:")
-        for line in ledger_lines(v["ledger"]):
+        for line in ledger_lines(v["ledger"], _stake(raw)):
             out.print(f"    {line}")
     else:
         out.print("  ledger: [dim]no payments[/dim]")
-    out.print("  net: " + ", ".join(f"{p} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {v['next_dealer']}")
+    out.print("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")
     if diffs is not None:
         if diffs:
             for d in diffs:
-                out.print(f"  [red]differs[/red] {d}")
+                out.print(f"  [red]differs[/red] {safe(d)}")
         else:
             out.print("  [green]matches expected[/green]")
 
@@ -149,18 +157,17 @@ class _JsonCases:
 
 @app.command("adjudicate")
 def adjudicate_cmd(
-    file: Path = typer.Argument(..., help="A hand-record JSON file: one case, or {\"cases\": [...]}"),
+    file: Path = typer.Argument(..., metavar="FILE", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
     check: bool = typer.Option(
         False, "--check", help="Compare each case with its expected block; exit 1 on any difference, or when no case could be checked (all skipped)."
     ),
-    case: list[str] = typer.Option([], "--case", "-c", help="Only the case(s) with this id."),
-    variant_file: list[Path] = typer.Option(
-        [], "--variant-file", help="Load a one-off variant (house rule) from this Python file; repeatable."
-    ),
+    case: list[str] = typer.Option([], "--case", metavar="ID", help="Only the case(s) with this id; repeatable."),
+    variant_file: list[Path] = variant_file_option(),
 ) -> None:
     """Adjudicate written-down hands: each action's verdict, the ending, totals and ledger.
 
+    FILE is a hand-record JSON file: one case, or {"cases": [...]} (format: shared/cases/README.md).
     Cases are read and judged one at a time: each verdict is printed as it is made."""
     from ..application.adjudicate import adjudicate, compare, ruleset_loader
     from ..core.errors import HandRecordError
@@ -208,9 +215,9 @@ def adjudicate_cmd(
         if json_doc is not None:
             json_doc.add(v)
             for d in diffs or []:
-                err_console().print(f"{v['id']}: {d}", markup=False, soft_wrap=True)
+                err_console().print(one_line(f"{v['id']}: {d}"), markup=False)
         elif v["status"] == "error":
-            err_console().print(f"error: {v['message']}", markup=False, soft_wrap=True)
+            err_console().print(f"error: {one_line(v['message'])}", markup=False)
         else:
             _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
         raw = item = v = None  # hold no more than the case in hand

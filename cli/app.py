@@ -29,7 +29,9 @@ app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    # plain click help: flags shown as typed (`--json`, `-v, --variant NAME`), no boxes,
+    # no `<bool>`; usage errors are turned into one `error:` line by `main()`
+    rich_markup_mode=None,
 )
 
 DEFAULT_DB = "tonk.db"
@@ -49,6 +51,26 @@ class Failure(Exception):
         self.code = code
 
 
+def version_text() -> str:
+    """``tonk 0.1.0 (event format 1, Python 3.11.9)``."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..core.events import FORMAT_VERSION
+
+    try:
+        engine = version("tonk")
+    except PackageNotFoundError:  # run from a source tree without installing
+        engine = "unknown"
+    return f"tonk {engine} (event format {FORMAT_VERSION}, Python {platform.python_version()})"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
@@ -56,21 +78,31 @@ def main_options(
         DEFAULT_DB,
         "--db",
         envvar="TONK_DB",
-        help="SQLite event store file.",
+        metavar="PATH",
+        help="SQLite event store file (also accepted after the command).",
         show_default=True,
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the engine version, the event format version and Python's, and exit."
     ),
 ) -> None:
     ctx.obj = Settings(db=db)
 
 
 def settings(ctx: typer.Context) -> Settings:
+    """The global settings; a command's own ``--db`` (given after its name) wins over the
+    one given before it (see :func:`tonk.cli.options.db_option`)."""
     obj = ctx.find_root().obj
-    return obj if isinstance(obj, Settings) else Settings(db=os.environ.get("TONK_DB", DEFAULT_DB))
+    base = obj if isinstance(obj, Settings) else Settings(db=os.environ.get("TONK_DB", DEFAULT_DB))
+    local = ctx.params.get("db") if ctx.parent is not None else None
+    return Settings(db=local) if local else base
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":
     """Print one error line to stderr and return an Exit to raise."""
-    typer.echo(f"error: {message}", err=True)
+    from .render import one_line
+
+    typer.echo(f"error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 
@@ -85,13 +117,42 @@ def reported():
         raise fail(str(exc)) from None
 
 
+def usage_error_line(exc) -> str:
+    """A click usage error (a bad option value, a missing argument) as one line."""
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see {ctx.command_path} -h)" if ctx is not None else ""
+    return f"{exc.format_message()}{where}"
+
+
+def _click_exceptions() -> tuple[type, type, type]:
+    """click's ``ClickException``, ``UsageError`` and ``Abort`` as typer uses them (typer may
+    vendor click), found from typer's public ``BadParameter`` and ``Abort``."""
+    mro = {c.__name__: c for c in typer.BadParameter.__mro__}
+    return mro["ClickException"], mro["UsageError"], next(c for c in typer.Abort.__mro__ if c.__name__ == "Abort")
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: usage errors are one ``error:`` line and exit 2, like
+    every other expected failure (click's standalone mode would print a usage block)."""
+    click_exception, usage_error, abort = _click_exceptions()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # `tonk` alone: the help
+            typer.echo(exc.ctx.get_help())
+            sys.exit(2)
+        sys.exit(fail(usage_error_line(exc), 2).exit_code)
+    except click_exception as exc:  # a file option that cannot be opened, and the like
+        sys.exit(fail(exc.format_message(), 2).exit_code)
+    except abort:
+        typer.echo("", err=True)
+        sys.exit(130)
     except (Failure, TonkError) as exc:  # a command that forgot `reported()`
-        typer.echo(f"error: {getattr(exc, 'message', None) or exc}", err=True)
-        sys.exit(getattr(exc, "code", 2))
+        sys.exit(fail(getattr(exc, "message", None) or str(exc), getattr(exc, "code", 2)).exit_code)
+    except BrokenPipeError:  # the reader went away (`tonk games | head -1`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # --- command modules register themselves on `app` (this order is the order of `tonk --help`)

@@ -16,6 +16,7 @@ from typing import Any, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option
 from .render import print_json
 
 RECEIPT_SUFFIX = ".receipt"
@@ -36,6 +37,7 @@ def _findings_exit(findings: list, heading: str, json_out: bool, data: dict[str,
 def key_cmd(
     ctx: typer.Context,
     json_out: bool = typer.Option(False, "--json", help="Print {key, name, key_id, key_file} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Print the store's public key (created with its signing key on first use); verifiers pass it to --key."""
     from ..storage.evidence import signer
@@ -62,9 +64,10 @@ def _write_text(path: Path, text: str) -> None:
 @app.command("checkpoint")
 def checkpoint_cmd(
     ctx: typer.Context,
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the checkpoint to FILE instead of standard output."),
+    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the checkpoint to FILE instead of standard output."),
     new_key: bool = typer.Option(False, "--new-key", help="Sign with a new key when the store's key file is lost (the old public key stays recorded)."),
     json_out: bool = typer.Option(False, "--json", help="Print {origin, tree_size, root_hash, key, checkpoint} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Log the events stored since the last checkpoint and sign the Merkle tree head (a C2SP tlog-checkpoint)."""
     import base64
@@ -93,11 +96,14 @@ def checkpoint_cmd(
 @app.command("prove")
 def prove_cmd(
     ctx: typer.Context,
-    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game (any unique prefix of its id)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the proof to FILE instead of standard output."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", hidden=True),
+    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the proof to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="Print {game_id, seq, hash, index, tree_size, origin, proof} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
-    """Print the proof that the game's last logged event is in the latest checkpoint (a C2SP tlog-proof)."""
+    """Print the proof that the game's last logged event is in the latest checkpoint (a C2SP tlog-proof).
+
+    GAME_ID: the game (any unique prefix of its id)."""
     from ..storage.evidence import Contradicted, make_proof, proof_text
     from .games_cmd import open_existing_store, resolve_game_id
 

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option
 
 SHORT_ID = 8
 
@@ -86,9 +87,10 @@ def _rules(g: dict[str, Any]) -> str:
 @app.command("games")
 def games_cmd(
     ctx: typer.Context,
-    player: Optional[str] = typer.Option(None, "--player", "-p", metavar="PLAYER", help="Only games with this player seated."),
+    player: Optional[str] = typer.Option(None, "--player", metavar="PLAYER", help="Only games with this player seated."),
     variant: Optional[str] = typer.Option(None, "--variant", "-v", metavar="VARIANT", help="Only games played with this house rule."),
     json_out: bool = typer.Option(False, "--json", help="Print {\"games\": [...]} as JSON (docs/cli-json.md)."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """List the recorded games: id, when, players with their net results, ruleset, hands played."""
     with reported():
@@ -106,23 +108,23 @@ def games_cmd(
         return
     from rich.table import Table
 
-    from .render import console
+    from .render import console, safe
 
     out = console()
     if not rows:
         filt = " matching the filter" if player or variant else ""
-        out.print(f"no games{filt} in {settings(ctx).db}")
+        out.print(f"no games{filt} in {safe(settings(ctx).db)}")
         return
     t = Table(box=None, header_style="bold", padding=(0, 1), show_edge=False)
     t.add_column("game", no_wrap=True)
     t.add_column("started", no_wrap=True)
-    t.add_column("players (net)")
-    t.add_column("rules")
+    t.add_column("players (net)", overflow="fold")
+    t.add_column("rules", overflow="fold")
     t.add_column("hands", justify="right")
     t.add_column("status")
     for g in rows:
         net = ", ".join(f"{p} {g['net'].get(p, 0):+d}" for p in g["players"])
-        status = "[green]ended[/green]" if g["status"] == "ended" else f"[yellow]{g['status']}[/yellow]"
-        t.add_row(g["game_id"][:SHORT_ID], _when(g["started_at"]), net, _rules(g), str(g["hands"]), status)
+        status = "[green]ended[/green]" if g["status"] == "ended" else f"[yellow]{safe(g['status'])}[/yellow]"
+        t.add_row(safe(str(g["game_id"])[:SHORT_ID]), safe(_when(g["started_at"])), safe(net), safe(_rules(g)), str(g["hands"]), status)
     out.print(t)
     out.print(f"[dim]{len(rows)} game(s); ids may be abbreviated to any unique prefix[/dim]")

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option, option_option, registry_with, variant_file_option, variant_option
 
 HELP_TEXT = """\
 Type the number of an action from the menu, or a command:
@@ -32,6 +33,14 @@ Cards: rank (A 2-10 J Q K, T for 10) then suit (S H D C), in any case: 10h, th, 
 
 class QuitRequest(Exception):
     pass
+
+
+def addressed_to(message: str, human: str) -> str:
+    """An engine message put to the human at the table: for a seat named "you",
+    "you's hand" reads "your hand" and "not you's" reads "not yours"."""
+    if human.lower() != "you":
+        return message
+    return message.replace(f"not {human}'s", "not yours").replace(f"{human}'s", "your")
 
 
 def parse_input(text: str, player: str, legal: list) -> Any:
@@ -49,6 +58,8 @@ def parse_input(text: str, player: str, legal: list) -> Any:
         raise Failure("type a number from the menu or a command (? for help)")
     head, args = words[0].lower(), words[1:]
     if head.isdigit():
+        if args:
+            raise Failure(f"type one action at a time: {text.strip()!r} is {len(words)} words (a menu number alone, or a command)")
         n = int(head)
         if not 1 <= n <= len(legal):
             raise Failure(f"there is no action {n}: choose 1 to {len(legal)}")
@@ -107,6 +118,7 @@ def typed_form(cmd: Any) -> str:
 def action_text(cmd: Any, discard_top: str | None = None) -> str:
     """A menu entry for a legal action, with cards drawn in colour."""
     from ..core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+    from .render import safe
     from .table import card
 
     if isinstance(cmd, DrawStock):
@@ -118,7 +130,7 @@ def action_text(cmd: Any, discard_top: str | None = None) -> str:
     if isinstance(cmd, LaySpread):
         return "spread " + " ".join(card(c) for c in cmd.cards)
     if isinstance(cmd, Hit):
-        return f"hit {card(cmd.card)} on {cmd.target}"
+        return f"hit {card(cmd.card)} on {safe(cmd.target)}"
     if isinstance(cmd, Discard):
         return f"discard {card(cmd.card)}"
     return str(cmd)
@@ -151,8 +163,10 @@ class PlaySession:
         record: Callable[[list], None],
         seed: int | None = None,
         echo: bool = False,
+        resumed: bool = False,
     ):
         self.echo = echo
+        self.resumed = resumed
         self.game = game
         self.human = human
         self.bots = bots
@@ -175,7 +189,7 @@ class PlaySession:
             data = event_view(e, self.human)
             if isinstance(e, HandEnded):
                 self.say()
-                for line in ending_lines(data):
+                for line in ending_lines(data, self.stake):
                     self.say(line)
             else:
                 self.say(f"  [dim]\u00b7[/dim] {event_line(data, self.human)}")
@@ -192,8 +206,14 @@ class PlaySession:
         from rich.columns import Columns
 
         top = self.game.state.discard_top
-        entries = [f"[bold]{i:>2}[/bold] {action_text(c, top)} [dim]{typed_form(c)}[/dim]" for i, c in enumerate(legal, 1)]
-        self.out.print(Columns(entries, padding=(0, 2), expand=False))
+        from .render import safe
+
+        entries = [f"[bold]{i:>2}[/bold] {action_text(c, top)} [dim]{safe(typed_form(c))}[/dim]" for i, c in enumerate(legal, 1)]
+        if self.out.is_terminal:
+            self.out.print(Columns(entries, padding=(0, 2), expand=False))
+        else:  # piped: one action a line, never one endless line
+            for e in entries:
+                self.out.print(e)
 
     # --- the loop ------------------------------------------------------------------------
     def apply(self, cmd) -> None:
@@ -203,6 +223,7 @@ class PlaySession:
 
     def human_turn(self) -> None:
         from ..core.errors import IllegalAction
+        from .render import safe
 
         redraw = True
         while True:
@@ -211,7 +232,7 @@ class PlaySession:
                 self.show_table()
                 self.show_menu(legal)
                 redraw = False
-            self.out.print(f"[bold]{self.human}>[/bold] ", end="")
+            self.out.print(f"[bold]{safe(self.human)}>[/bold] ", end="")
             self.out.file.flush()
             line = self.read_line()
             if line is None:
@@ -235,10 +256,11 @@ class PlaySession:
                 cmd = parse_input(text, self.human, legal)
                 self.apply(cmd)
             except Failure as exc:
-                self.say(f"[yellow]not understood[/yellow]: {exc.message}")
+                self.say(f"[yellow]not understood[/yellow]: {safe(exc.message)}")
                 continue
             except IllegalAction as exc:
-                self.say(f"[red]illegal[/red] ({exc.code}, rule {exc.rule}): {exc.message}")
+                message = addressed_to(exc.message, self.human)
+                self.say(f"[red]illegal[/red] ({safe(exc.code)}, rule {safe(exc.rule)}): {safe(message)}")
                 continue
             return
 
@@ -251,15 +273,21 @@ class PlaySession:
 
     def run(self) -> str:
         """Play the hands; returns ``finished``, ``eof``, ``quit`` or ``interrupted`` (Ctrl-C)."""
+        from .render import safe
+
         game = self.game
-        self.record(list(game.events))
-        self.show_events(list(game.events))
+        if self.resumed:  # already recorded: say where the game stands
+            self.say(f"resuming game {safe(game.game_id)} after {len(game.events)} recorded events. {self._net_line()}")
+        else:
+            self.record(list(game.events))
+            self.show_events(list(game.events))
         try:
             for _ in range(self.hands):
-                events = game.deal()
-                self.record(events)
-                self.say()
-                self.show_events(events)
+                if not game.in_hand:  # a resumed hand in play is finished first, as one of the hands
+                    events = game.deal()
+                    self.record(events)
+                    self.say()
+                    self.show_events(events)
                 while game.in_hand:
                     if game.to_act == self.human:
                         self.human_turn()
@@ -279,19 +307,25 @@ class PlaySession:
         ended = game.end("played")
         self.record([ended])
         self.say(f"\n[bold]game over[/bold] after {game.state.hand_no} hand(s). {self._net_line()}")
-        self.say(f"recorded as game {game.game_id}")
+        self.say(f"recorded as game {safe(game.game_id)}")
         return "finished"
 
     def _net_line(self) -> str:
         from .table import net_line
 
-        return net_line(self.game.net)
+        return net_line(self.game.net, self.stake)
+
+    @property
+    def stake(self) -> int:
+        return int(self.game.ruleset.options.get("base_stake", 1) or 1)
 
     def stopped(self, why: str) -> None:
+        from .render import safe
+
         g = self.game
         where = f"hand {g.state.hand_no} stays unfinished" if g.in_hand else "no hand in play"
         self.say(f"{why}: {where}. {self._net_line()}")
-        self.say(f"recorded as far as it went: game {g.game_id}")
+        self.say(f"recorded as far as it went: game {safe(g.game_id)} (tonk play --resume {safe(g.game_id[:8])} goes on with it)")
 
 
 def _isatty(stream) -> bool:
@@ -311,23 +345,34 @@ def play_cmd(
     ctx: typer.Context,
     seat: str = typer.Option("you", "--seat", metavar="NAME", help="Your name at the table."),
     bot: list[str] = typer.Option(
-        [], "--bot", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
+        [], "--bot", "-b", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
     ),
     stake: Optional[int] = typer.Option(None, "--stake", min=1, metavar="N", help="The base stake (option base_stake)."),
-    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant) to play with; repeatable."),
-    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option NAME=VALUE; repeatable."),
-    seed: Optional[int] = typer.Option(None, "--seed", metavar="N", help="Seed for the cut, the shuffles and the bots: a replayable session, NOT secret (anyone who knows or guesses the seed knows every deck). Without it the deal is drawn from the OS's secure random source and its seed recorded only when the game ends."),
+    variant: list[str] = variant_option(),
+    option: list[str] = option_option(),
+    variant_file: list[Path] = variant_file_option(),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", metavar="N", help="Seed for the cut, the shuffles and the bots: a replayable session, NOT secret (anyone who knows or guesses the seed knows every deck). Without it the deal is drawn from the OS's secure random source and its seed recorded only when the game ends."),
     hands: int = typer.Option(1, "--hands", "-n", min=1, metavar="N", help="How many hands to play."),
     max_turns: Optional[int] = typer.Option(
         None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
     ),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end (tonk verify --receipt checks one)."),
+    resume: Optional[str] = typer.Option(
+        None, "--resume", metavar="GAME", help="Go on with an unfinished game from the store (any unique prefix of its id); --seat names your seat in it."
+    ),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
     from ..application.reconsider import build_ruleset, parse_option_pairs
     from .render import console
 
+    if resume is not None:
+        with reported():
+            if variant or option or variant_file or stake is not None or max_turns is not None:
+                raise Failure("--resume plays on under the game's recorded rules: give no --variant, --option, --variant-file, --stake or --max-turns")
+        _resume(ctx, resume, seat, bot, seed, hands, receipts)
+        return
     with reported():
         fixed: dict[str, Any] = {}
         named = {k for k, _ in parse_option_pairs(option)}
@@ -337,7 +382,7 @@ def play_cmd(
             fixed["max_turns_per_hand"] = max_turns
         elif "max_turns_per_hand" not in named:
             fixed["max_turns_per_hand"] = 200
-        ruleset = build_ruleset(variant, option, options=fixed)
+        ruleset = build_ruleset(variant, option, options=fixed, registry=registry_with(variant_file))
         seats, bots = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
         import uuid
 
@@ -364,6 +409,68 @@ def play_cmd(
 
     session = PlaySession(
         game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
+    )
+    try:
+        with reported():
+            outcome = session.run()
+    finally:
+        store.close()
+    if writer is not None and writer.written:
+        out.print(f"wrote {writer.written} receipt(s) to {receipts}", markup=False, highlight=False)
+    if outcome == "interrupted":
+        raise typer.Exit(130)
+
+
+def _resume(ctx: typer.Context, text: str, seat: str, bot_specs: list[str], seed: int | None, hands: int, receipts: Optional[Path] = None) -> None:
+    """``tonk play --resume GAME``: the recorded events folded back into a game, played on."""
+    from ..core.events import GameEnded, GameStarted
+    from ..core.game import Game
+    from ..variants import load_ruleset
+    from .games_cmd import open_existing_store, resolve_game_id
+    from .render import console
+
+    with reported():
+        store = open_existing_store(settings(ctx).db)
+        try:
+            gid = resolve_game_id(store, text)
+            events = store.read(gid)
+            first = events[0] if events else None
+            if not isinstance(first, GameStarted):
+                raise Failure(f"game {gid} does not start with game_started (run tonk audit on it)")
+            if any(isinstance(e, GameEnded) for e in events):
+                raise Failure(f"game {gid} has ended; there is nothing to resume (tonk replay {gid[:8]} shows it)")
+            if seat not in first.players:
+                raise Failure(f"{seat!r} is not a seat of game {gid[:8]} (seats: {', '.join(first.players)}); give --seat NAME")
+            ruleset = load_ruleset(first.ruleset)
+            game = Game(ruleset, events, seed=seed)
+            others = [p for p in first.players if p != seat]
+            kinds = bot_specs or ["greedy"]
+            bots: dict[str, Any] = {}
+            for i, name in enumerate(others):
+                kind = kinds[i % len(kinds)]
+                if "=" in kind:
+                    raise Failure("with --resume, --bot takes bot kinds for the other seats in order (the seats keep their recorded names)")
+                bots[name] = bot_of_kind(kind, ruleset.points)
+            writer = None
+            if receipts is not None:
+                from .evidence_cmd import ReceiptWriter
+
+                writer = ReceiptWriter(store, receipts)
+        except BaseException:
+            store.close()
+            raise
+    out = console()
+    version = len(events)
+
+    def record(new: list) -> None:
+        nonlocal version
+        if new:
+            version = store.append(gid, new, version)
+            if writer is not None and any(type(e).__name__ == "HandEnded" for e in new):
+                writer.game(gid)
+
+    session = PlaySession(
+        game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin), resumed=True
     )
     try:
         with reported():

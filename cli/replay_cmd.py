@@ -1,7 +1,9 @@
 """``tonk replay GAME_ID``: a recorded game event by event, with the table after each step.
 
 ``--as PLAYER`` shows only what that player could see (``core.views``);
-without it, the auditor's omniscient view.  Replay folds the recorded events
+without it, the auditor's omniscient view.  ``--hand 3`` (or ``3-5``,
+``1,4``, ``7-``) shows only those hands, ``--summary`` one line a hand
+(ending, totals, ledger); on a terminal the text goes through a pager.  Replay folds the recorded events
 and consults no rule, so it works without the variants the game was played
 with.
 """
@@ -13,9 +15,49 @@ from typing import Any, Optional
 import typer
 
 from .app import Failure, app, reported, settings
+from .options import db_option
 
 
-def replay_steps(events: list, viewer: str, at: int | None = None):
+def parse_hands(text: str) -> set[int] | tuple[int, None]:
+    """``3`` / ``3-5`` / ``1,4`` / ``7-`` as a set of hand numbers (``7-``: ``(7, None)``)."""
+    text = text.strip()
+    if text.endswith("-") and text[:-1].isdigit() and "," not in text:
+        return (int(text[:-1]), None)
+    wanted: set[int] = set()
+    for part in text.split(","):
+        lo, sep, hi = part.strip().partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()) or int(lo) < 1:
+            raise Failure(f"--hand takes a hand number, a range or a list (3, 3-5, 1,4, 7-), not {text!r}")
+        a, b = int(lo), int(hi) if sep else int(lo)
+        if b < a:
+            raise Failure(f"--hand {text}: the range {a}-{b} is empty")
+        wanted.update(range(a, b + 1))
+    return wanted
+
+
+def hand_filter(text: str | None, hands_in_game: int):
+    """A predicate on hand numbers for ``--hand TEXT`` (``None``: every event)."""
+    if text is None:
+        return None
+    spec = parse_hands(text)
+    if isinstance(spec, tuple):
+        first = spec[0]
+        if first > hands_in_game:
+            raise Failure(f"--hand {text}: the game has hands 1 to {hands_in_game}")
+        return lambda n: n >= first
+    missing = sorted(n for n in spec if n > hands_in_game)
+    if missing:
+        raise Failure(f"--hand {text}: the game has hands 1 to {hands_in_game}, not {missing[0]}")
+    return lambda n: n in spec
+
+
+def hands_dealt(events: list) -> int:
+    from ..core.events import HandDealt
+
+    return sum(1 for e in events if type(e) is HandDealt)
+
+
+def replay_steps(events: list, viewer: str, at: int | None = None, hands=None):
     """``(seq, event_view, player_view)`` after each event (only event ``at`` if given).
 
     Raises :class:`Failure` for a viewer who is not at the table, an ``at``
@@ -41,6 +83,8 @@ def replay_steps(events: list, viewer: str, at: int | None = None):
             raise Failure(f"event {seq} cannot be applied to the position before it ({type(exc).__name__}: {exc}); run tonk audit") from None
         if at is not None and seq != at:
             continue
+        if hands is not None and (type(event) in (GameStarted,) or type(event).__name__ == "GameEnded" or not hands(state.hand_no)):
+            continue
         yield seq, event_view(event, viewer), player_view(state, viewer)
         if at is not None:
             return
@@ -55,12 +99,17 @@ def warn_broken_chain(findings: list) -> None:
 @app.command("replay")
 def replay_cmd(
     ctx: typer.Context,
-    game_id: str = typer.Argument(..., metavar="GAME_ID", help="The game (any unique prefix of its id)."),
+    game_id: str = typer.Argument(..., metavar="GAME_ID", hidden=True),
     at: Optional[int] = typer.Option(None, "--at", min=1, metavar="N", help="Show only the table after event N (1-based)."),
     as_player: Optional[str] = typer.Option(None, "--as", metavar="PLAYER", help="Show only what this player could see (default: the auditor, who sees all)."),
+    hand: Optional[str] = typer.Option(None, "--hand", metavar="N|N-M", help="Only these hands: 3, 3-5, 1,4 or 7- (from hand 7 on)."),
+    summary: bool = typer.Option(False, "--summary", help="One line a hand: its ending, the totals and the ledger."),
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
+    db: Optional[str] = db_option(),
 ) -> None:
-    """Replay a recorded game event by event, as one player saw it or as the omniscient auditor."""
+    """Replay a recorded game event by event, as one player saw it or as the omniscient auditor.
+
+    GAME_ID: the game (any unique prefix of its id).  On a terminal the text goes through a pager ($TONK_PAGER, $PAGER or less -FRX)."""
     from ..core.views import AUDITOR
     from .games_cmd import open_existing_store, resolve_game_id
 
@@ -73,38 +122,100 @@ def replay_cmd(
             broken = store.verify(gid)
         finally:
             store.close()
+        hands = hand_filter(hand, hands_dealt(events))
+        if summary and at is not None:
+            raise Failure("--summary shows whole hands: give --hand, not --at")
     warn_broken_chain(broken)
-    if json_out:
-        _print_json(gid, viewer, events, at)
+    if summary:
+        _print_summary(gid, viewer, events, hands, json_out)
+    elif json_out:
+        _print_json(gid, viewer, events, at, hands)
     else:
-        _print_people(viewer, events, at)
+        from .pager import paged
+        from .render import console
+
+        with paged(console()):
+            _print_people(viewer, events, at, hands)
 
 
-def _print_json(gid: str, viewer: str, events: list, at: int | None) -> None:
+def _print_json(gid: str, viewer: str, events: list, at: int | None, hands=None) -> None:
     import msgspec
 
     from .render import print_json
 
     steps: list[dict[str, Any]] = []
     with reported():
-        for seq, ev, view in replay_steps(events, viewer, at):
+        for seq, ev, view in replay_steps(events, viewer, at, hands):
             steps.append({"seq": seq, "event": ev, "view": msgspec.to_builtins(view)})
     print_json({"game_id": gid, "viewer": viewer, "events": len(events), "steps": steps})
 
 
-def _print_people(viewer: str, events: list, at: int | None) -> None:
+def _stake(events: list) -> int:
+    first = events[0] if events else None
+    options = getattr(getattr(first, "ruleset", None), "options", None) or {}
+    stake = options.get("base_stake", 1)
+    return stake if isinstance(stake, int) and stake >= 1 else 1
+
+
+def summary_rows(events: list, viewer: str, hands=None) -> list[dict[str, Any]]:
+    """One row a hand that ended: number, dealer, ending, totals, ledger and the net after it."""
+    rows = []
+    dealer = None
+    with reported():
+        for seq, ev, view in replay_steps(events, viewer, None, hands):
+            if ev.get("type") == "hand_dealt":
+                dealer = ev.get("dealer")
+            if ev.get("type") != "hand_ended":
+                continue
+            rows.append(
+                {
+                    "hand_no": ev.get("hand_no"),
+                    "seq": seq,
+                    "dealer": dealer,
+                    "end": ev.get("end"),
+                    "player": ev.get("player"),
+                    "players": ev.get("players"),
+                    "outcome": ev.get("outcome"),
+                    "totals": ev.get("totals") or {},
+                    "ledger": ev.get("ledger") or [],
+                    "net": dict(view.net),
+                }
+            )
+    return rows
+
+
+def _print_summary(gid: str, viewer: str, events: list, hands, json_out: bool) -> None:
+    from .render import amount, console, print_json, safe
+    from .table import ending_phrase
+
+    rows = summary_rows(events, viewer, hands)
+    stake = _stake(events)
+    if json_out:
+        print_json({"game_id": gid, "viewer": viewer, "stake": stake, "hands": rows})
+        return
+    out = console()
+    for r in rows:
+        totals = ", ".join(f"{safe(p)} {t}" for p, t in r["totals"].items())
+        ledger = "; ".join(f"{safe(p['from'])} \u2192 {safe(p['to'])} {amount(p['amount'], stake)} {safe(p['reason'])}" for p in r["ledger"]) or "no payments"
+        out.print(f"[bold]hand {r['hand_no']}[/bold]: {ending_phrase(r)} | totals {totals} | {ledger}")
+    if not rows:
+        out.print("no hand of this game has ended")
+
+
+def _print_people(viewer: str, events: list, at: int | None, hands=None) -> None:
     from .render import console
     from .table import ending_lines, event_line, net_line, table_lines
 
     out = console()
     n = len(events)
+    stake = _stake(events)
     with reported():
-        for seq, ev, view in replay_steps(events, viewer, at):
+        for seq, ev, view in replay_steps(events, viewer, at, hands):
             out.print(f"[bold]#{seq}[/bold]/{n} {event_line(ev, viewer)}")
             if ev.get("type") == "hand_ended":
-                for line in ending_lines(ev)[1:]:
+                for line in ending_lines(ev, stake)[1:]:
                     out.print(line)
-                out.print("  " + net_line(view.net))
+                out.print("  " + net_line(view.net, stake))
             elif ev.get("type") != "game_ended":
                 for line in table_lines(view):
                     out.print(line)

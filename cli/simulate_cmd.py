@@ -20,6 +20,7 @@ import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings
+from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
 from .store_cmd import interruption_reported
 
@@ -63,37 +64,6 @@ def _ruleset_label(config) -> str:
     parts = list(config.variants) or ["classic"]
     parts += [f"{k}={v}" for k, v in config.options.items()]
     return " ".join(parts)
-
-
-class _Progress:
-    """A rich progress bar on stderr (only when stderr is a terminal)."""
-
-    def __init__(self, total: int, label: str):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-        con = err_console()
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("hands"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=con,
-            transient=True,
-            disable=not con.is_terminal,
-        )
-        self.task = self.progress.add_task(label, total=total)
-
-    def __enter__(self) -> "_Progress":
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def advance(self, hands: int) -> None:
-        self.progress.advance(self.task, hands)
 
 
 def _pct(x: float) -> str:
@@ -160,16 +130,46 @@ def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
     out.print(t)
 
 
+def store_counts(path: str | None) -> tuple[int, int]:
+    """Games and events in the store at ``path`` (``(0, 0)`` when there is none yet)."""
+    from pathlib import Path
+
+    if path is None or not Path(path).exists():
+        return 0, 0
+    from ..storage import EventStore
+
+    with EventStore.open(path, create=False) as store:
+        return store.game_count(), store.db["events"].count
+
+
+def store_line(store: dict) -> str:
+    """What the run stored, and where, in one sentence."""
+    from .render import safe
+
+    where = safe(store["path"])
+    if store["games_written"] == 0 and store["games_expected"]:
+        return (
+            f"stored nothing in {where}: its {store['games_expected']} game(s) were already there "
+            "(the same seed, bots and rules give the same games; use another --seed to add new ones)"
+        )
+    text = f"stored {store['games_written']} game(s), {store['events_written']} event(s) in {where}"
+    already = store["games_expected"] - store["games_written"]
+    if already > 0:
+        text += f" ({already} game(s) of this run were already there)"
+    return text
+
+
 @app.command("simulate")
 def simulate_cmd(
     ctx: typer.Context,
     hands: int = typer.Option(1000, "--hands", "-n", metavar="N", help="How many hands to play."),
     players: int = typer.Option(3, "--players", "-p", metavar="P", help="Seats at the table."),
     bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
-    variant: list[str] = typer.Option([], "--variant", "-v", metavar="NAME", help="A house rule (variant); repeatable."),
-    option: list[str] = typer.Option([], "--option", "-o", metavar="NAME=VALUE", help="A ruleset option; repeatable."),
+    variant: list[str] = variant_option(),
+    option: list[str] = option_option(),
+    variant_file: list[Path] = variant_file_option(),
     seed: int = typer.Option(0, "--seed", "-s", metavar="S", help="Seed: the same seed gives the same games."),
-    db: Optional[str] = typer.Option(None, "--db", metavar="PATH", help="Store the games in this SQLite file (default: the global --db)."),
+    db: Optional[str] = db_option(),
     no_store: bool = typer.Option(False, "--no-store", help="Do not store the games."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="W", help="Worker processes (each plays and stores whole games)."),
     hands_per_game: int = typer.Option(50, "--hands-per-game", metavar="H", help="Hands per game (one game is one stored event stream)."),
@@ -177,7 +177,7 @@ def simulate_cmd(
         [],
         "--compare",
         "-c",
-        metavar="VARIANT|NAME=VALUE",
+        metavar="VARIANT|KEY=VALUE",
         help="Also run the same seeds under another ruleset, made of these variants and options (repeatable; 'classic' alone means the base game), and show both side by side.",
     ),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end of the stored games."),
@@ -188,12 +188,19 @@ def simulate_cmd(
     from ..core.errors import RulesetError, TonkError
     from ..application.simulate import compare_rulesets, simulate
 
-    path = None if no_store else (db or settings(ctx).db)
+    path = None if no_store else settings(ctx).db
     with reported():
         if db is not None and no_store:
             raise TonkError("give either --db PATH or --no-store, not both")
         if receipts is not None and no_store:
             raise TonkError("--receipts needs the games stored: drop --no-store")
+        if variant_file:
+            if workers != 1:
+                raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
+            from ..variants.registry import default_registry
+
+            for f in variant_file:  # this process plays every game: its registry is the one used
+                default_registry().load_file(f)
         if not bot:
             bot = ["greedy"]
         for name in bot:
@@ -213,22 +220,41 @@ def simulate_cmd(
 
             check_receipts_possible(path, receipts)
         total = hands * (2 if other is not None else 1)
-        with interruption_reported(lambda: "nothing was stored (--no-store)"), _Progress(total, f"simulating {label}") as bar:
+        before = store_counts(path)
+        from .progress import progress
+
+        with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {label}", total, "hands") as advance:
             if other is None:
-                result: Any = simulate(config, path, bar.advance)
+                result: Any = simulate(config, path, advance)
             else:
-                result = compare_rulesets(config, other, path, bar.advance)
+                result = compare_rulesets(config, other, path, advance)
         if receipts is not None:
             from .evidence_cmd import write_simulation_receipts
 
             written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
             err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+        store = None
+        if path is not None:
+            after = store_counts(path)
+            store = {
+                "path": str(path),
+                "games_written": after[0] - before[0],
+                "events_written": after[1] - before[1],
+                "games_expected": config.games * (2 if other is not None else 1),
+                "games_in_store": after[0],
+            }
     if as_json:
+        if store is not None:
+            result["store"] = store
         print_json(result)
         return
     if other is None:
         _print_report(result, "simulation")
-        return
-    _print_report(result["a"], f"A ({label})")
-    _print_report(result["b"], f"B ({_ruleset_label(other)})")
-    _print_comparison(result, label, _ruleset_label(other))
+    else:
+        _print_report(result["a"], f"A ({label})")
+        _print_report(result["b"], f"B ({_ruleset_label(other)})")
+        _print_comparison(result, label, _ruleset_label(other))
+    if store is not None:
+        console().print(store_line(store))
+    else:
+        console().print("not stored (--no-store)")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .app import app, fail, reported, settings
+from .options import db_option
 from .render import print_json
 
 if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
@@ -41,19 +42,22 @@ def interruption_reported(what: Callable[[], str]):
 @app.command("export")
 def export_cmd(
     ctx: typer.Context,
-    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to export, in this order."),
+    game_ids: Optional[list[str]] = typer.Argument(None, metavar="GAME_ID", hidden=True),
     all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to FILE instead of standard output."),
+    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
-    """Export games as JSONL: a header line, then one event a line with its hash chain."""
+    """Export games as JSONL: a header line, then one event a line with its hash chain.
+
+    GAME_ID: games to export in this order (any unique prefix of an id), or --all."""
     from ..storage import EventStore
 
     if bool(game_ids) == all_games:
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
     with reported(), EventStore.open(db, create=False, read_only=True) as store:
-        ids = None if all_games else game_ids
+        ids = None if all_games else resolve_game_ids(store, game_ids)
         if output is None:
             _export_to_stdout(store, ids)
             return
@@ -64,13 +68,31 @@ def export_cmd(
         typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
 
 
+def _event_total(store, ids: Optional[list[str]]) -> int:
+    """How many events an export writes (for its progress bar)."""
+    if ids is None:
+        return store.db["events"].count
+    return sum(store.version(g) for g in dict.fromkeys(ids))
+
+
+def resolve_game_ids(store, texts: list[str]) -> list[str]:
+    """Full ids for ids or unique prefixes, in the order given."""
+    from .games_cmd import resolve_game_id
+
+    known = store.game_ids()
+    return [resolve_game_id(store, t, known) for t in texts]
+
+
 def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
     from ..storage.jsonl import export_games
+
+    from .progress import CountingWriter, progress
 
     sys.stdout.flush()
     out = sys.stdout.buffer
     try:
-        export_games(store, ids, out)
+        with progress("exporting", _event_total(store, ids) + 1, "lines", enabled=not sys.stdout.isatty()) as advance:
+            export_games(store, ids, CountingWriter(out, advance))
         out.flush()
     except BrokenPipeError:  # the reader stopped early (`tonk export --all | head`)
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -83,14 +105,15 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
     import secrets
 
     from ..storage.jsonl import export_games
+    from .progress import CountingWriter, progress
 
     directory = output.parent if str(output.parent) else Path(".")
     if not directory.is_dir():
         raise fail(f"cannot write {output}: directory {directory} does not exist")
     tmp = directory / f".{output.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with open(tmp, "xb") as out:  # default permissions, unlike mkstemp's 0600
-            counts = export_games(store, ids, out)
+        with open(tmp, "xb") as out, progress("exporting", _event_total(store, ids) + 1, "lines") as advance:  # default permissions, unlike mkstemp's 0600
+            counts = export_games(store, ids, CountingWriter(out, advance))
         os.replace(tmp, output)
     except BaseException as exc:
         if os.path.exists(tmp):
@@ -104,11 +127,14 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
 @app.command("import")
 def import_cmd(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., help="A JSONL file written by tonk export."),
+    file: Path = typer.Argument(..., metavar="FILE", hidden=True),
     strict: bool = typer.Option(True, "--strict/--no-strict", help="Audit every game against its pinned rules before importing."),
     json_out: bool = typer.Option(False, "--json", help="Print {imported, present, games, events} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
-    """Import games from JSONL; the whole file is validated first and refused whole on any error."""
+    """Import games from JSONL; the whole file is validated first and refused whole on any error.
+
+    FILE: a JSONL file written by tonk export."""
     from ..storage import EventStore
     from ..storage.jsonl import check_file, write_checked
 
@@ -117,7 +143,17 @@ def import_cmd(
     with reported(), interruption_reported(lambda: _import_interrupted(written, db)):
         existing = EventStore.open(db, create=False) if db.exists() else None
         try:
-            checked = check_file(file, existing, rules_check=first_rules_finding if strict else None)
+            from .progress import progress
+
+            size = file.stat().st_size if file.is_file() else None
+            with progress("checking", size, "bytes") as advance:
+                read = [0]
+
+                def done(upto: int) -> None:
+                    advance(upto - read[0])
+                    read[0] = upto
+
+                checked = check_file(file, existing, rules_check=first_rules_finding if strict else None, progress=done)
             if checked.imported:
                 store = existing or EventStore.open(db, create=True)
                 try:
@@ -149,18 +185,20 @@ def _import_interrupted(written: list[int], db: Path) -> str:
 @app.command("verify")
 def verify_cmd(
     ctx: typer.Context,
-    game_ids: Optional[list[str]] = typer.Argument(None, help="Games to verify (default: all)."),
+    game_ids: Optional[list[str]] = typer.Argument(None, metavar="GAME_ID", hidden=True),
     receipt: list[Path] = typer.Option([], "--receipt", metavar="FILE", help="Check that the store holds the history this signed receipt vouches for (a directory: its *.receipt files); repeatable."),
     checkpoint: list[Path] = typer.Option([], "--checkpoint", metavar="FILE", help="Check that the store extends this signed checkpoint (consistency proof) and holds every event logged in it; repeatable."),
     proof: list[Path] = typer.Option([], "--proof", metavar="FILE", help="Check an inclusion proof written by tonk prove (and, when the store exists, the store against its checkpoint); repeatable."),
     key: Optional[str] = typer.Option(None, "--key", metavar="KEY|FILE", help="The public key to trust (as tonk key prints it, or a file holding it); default: the keys the store records."),
     json_out: bool = typer.Option(False, "--json", help="Print {ok, games, findings} as JSON (with evidence: {ok, reports})."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Recompute the hash chains and seq continuity, check the games table against the events
     and the append-only triggers; exit 1 naming each game's first broken link and every difference.
 
-    With --receipt, --checkpoint or --proof: check the store against that signed evidence instead
-    (docs/evidence.md); exit 1 naming each game affected and its first missing or different event."""
+    GAME_ID: games to verify (any unique prefix of an id; default: all).  With --receipt, --checkpoint
+    or --proof: check the store against that signed evidence instead (docs/evidence.md); exit 1
+    naming each game affected and its first missing or different event."""
     import msgspec
 
     from ..storage import EventStore
@@ -177,7 +215,7 @@ def verify_cmd(
 
     with reported(), EventStore.open(settings(ctx).db, create=False, read_only=True) as store:
         if game_ids:
-            ids = list(dict.fromkeys(game_ids))
+            ids = list(dict.fromkeys(resolve_game_ids(store, game_ids)))
             findings = [f for gid in ids for f in store.verify(gid)]
             games = len(ids)
         else:

@@ -9,7 +9,8 @@ import typer
 
 # the variant registry (entry points, plugin modules) is imported when the command runs
 from .app import app, reported
-from .render import console, err_console, print_json
+from .options import variant_file_option
+from .render import console, err_console, print_json, safe, visible
 
 
 def _default_text(o: dict[str, Any]) -> str:
@@ -22,32 +23,36 @@ def _print_variant(v: dict[str, Any], detail: bool) -> None:
     from rich.table import Table
 
     out = console()
-    aliases = f" (alias {', '.join(v['aliases'])})" if v["aliases"] else ""
-    out.print(f"\n[bold]{v['name']}[/bold]{aliases}  [dim]{v['dist']} {v['version']}, {v['source']}[/dim]")
-    out.print(f"  {v['summary']}", markup=False)
+    aliases = f" (alias {safe(', '.join(v['aliases']))})" if v["aliases"] else ""
+    out.print(f"\n[bold]{safe(v['name'])}[/bold]{aliases}  [dim]{safe(v['dist'])} {safe(v['version'])}, {safe(v['source'])}[/dim]")
+    out.print(f"  {visible(v['summary'])}", markup=False)
     if v["options"]:
         t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
         for col in ("option", "type", "default", "meaning"):
             t.add_column(col)
         for o in v["options"]:
             meaning = o["help"] + (f" [{' | '.join(o['choices'])}]" if o["choices"] else "")
-            t.add_row(o["name"], o["type"], _default_text(o), meaning)
-        out.print(t, markup=False)
-    out.print("  hooks: " + (", ".join(v["hooks"]) or "none (an option preset)"))
+            t.add_row(*(safe(x) for x in (o["name"], o["type"], _default_text(o), meaning)))
+        out.print(t)
+    out.print("  hooks: " + (safe(", ".join(v["hooks"])) or "none (an option preset)"))
     if v["conflicts"]:
-        out.print("  conflicts with: " + ", ".join(v["conflicts"]))
+        out.print("  conflicts with: " + safe(", ".join(v["conflicts"])))
     if detail and v.get("doc"):
+        from .rst import rst_to_markup
+
         out.print()
-        out.print(v["doc"], markup=False)
+        out.print(rst_to_markup(v["doc"]))
 
 
 @app.command("variants")
 def variants_cmd(
-    name: str = typer.Argument(None, help="Show one variant (name or alias) with its full documentation."),
+    name: str = typer.Argument(None, metavar="NAME", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {\"variants\": [...], \"problems\": [...]} as JSON."),
-    variant_file: list[Path] = typer.Option([], "--variant-file", help="Also load a one-off variant from this Python file (repeatable)."),
+    variant_file: list[Path] = variant_file_option(),
 ) -> None:
-    """List the installed variants (house rules): summary, options, hooks implemented, version."""
+    """List the installed variants (house rules): summary, options, hooks implemented, version.
+
+    NAME: show one variant (name or alias) with its full documentation."""
     from ..variants.registry import default_registry, describe_variant
 
     with reported():
@@ -61,6 +66,6 @@ def variants_cmd(
     for v in described:
         _print_variant(v, detail=bool(name))
     for problem in registry.problems:
-        err_console().print(f"warning: {problem}", markup=False)
+        err_console().print(f"warning: {visible(problem)}", markup=False)
     if not name:
         console().print(f"\n{len(described)} variant(s); `tonk variants NAME` shows one with its documentation.")

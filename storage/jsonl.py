@@ -327,9 +327,12 @@ def _against_store(store: EventStore, source: str, game: _Game) -> bool:
     )
 
 
-def check_file(path: str | Path, store: EventStore | None, *, rules_check: RulesCheck | None = None) -> ImportResult:
+def check_file(
+    path: str | Path, store: EventStore | None, *, rules_check: RulesCheck | None = None, progress: Callable[[int], None] | None = None
+) -> ImportResult:
     """Validate the whole file against the store (``None``: an empty store) and, given a
-    ``rules_check``, the rules.  Raises :class:`ImportRefused`; reads only."""
+    ``rules_check``, the rules.  Raises :class:`ImportRefused`; reads only.  ``progress``
+    is called after each game with the number of bytes of the file read so far."""
     path = Path(path)
     source = str(path)
     result = ImportResult(path)
@@ -343,6 +346,8 @@ def check_file(path: str | Path, store: EventStore | None, *, rules_check: Rules
                 result.events += len(game.records)
             else:
                 result.present.append(game.game_id)
+            if progress is not None:
+                progress(f.tell())
     result.digest = digest.digest()
     return result
 

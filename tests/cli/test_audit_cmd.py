@@ -143,7 +143,7 @@ def test_audit_bad_input_is_one_error_line(tonk, db, record_game, clean_failure)
     clean_failure(tonk("audit"), 2, "name the games to audit, or give --all")
     clean_failure(tonk("audit", "--all", game.game_id), 2, "not both")
     clean_failure(tonk("audit", "feedface"), 2, "no game 'feedface'")
-    clean_failure(tonk("audit", game.game_id, "--rules", "no-such-rule"), 2, "unknown variant 'no-such-rule'")
+    clean_failure(tonk("audit", game.game_id, "--variant", "no-such-rule"), 2, "unknown variant 'no-such-rule'")
     clean_failure(tonk("audit", game.game_id, "--option", "stake"), 2, "NAME=VALUE")
     clean_failure(tonk("audit", game.game_id, "--option", "nope=1"), 2, "unknown option 'nope'")
 
@@ -184,7 +184,7 @@ def test_reconsider_mode_shows_each_hand_and_the_payout_difference(tonk, db, rec
     assert "  reconsidered under: classic (caught_scheme=double_flat, max_turns_per_hand=2)\n" in result.stdout
     assert "hand 1 (dealer" in result.stdout and "hand 2 (dealer" in result.stdout
     assert "net recorded:" in result.stdout and "net under these rules:" in result.stdout
-    data = json.loads(tonk("audit", game.game_id, "--json", "--rules", "classic", "--option", "max_turns_per_hand=2").stdout)
+    data = json.loads(tonk("audit", game.game_id, "--json", "--variant", "classic", "--option", "max_turns_per_hand=2").stdout)
     (r,) = data["games"]
     assert r["game_id"] == game.game_id and r["rules"]["options"]["max_turns_per_hand"] == 2
     assert [h["hand_no"] for h in r["hands"]] == [1, 2]

@@ -115,7 +115,7 @@ def test_key_checkpoint_prove_and_verify_round_trip(store):
 
 def test_a_truncated_game_is_caught_by_its_receipts_and_the_checkpoint(store):
     vkey = tonk(store, "key").stdout.strip()
-    tonk(store, "checkpoint", "-o", "cp.txt")
+    tonk(store, "checkpoint", "--output", "cp.txt")
     gid = games(store)[0]
     ends = sorted(int(m.group(1)) for m in (re.search(r"\.seq(\d+)\.", p.name) for p in (store / "receipts").glob(f"{gid}.*")))
     cut_after(store / "tonk.db", gid, ends[0])  # everything after the first hand's end
@@ -135,10 +135,10 @@ def test_a_truncated_game_is_caught_by_its_receipts_and_the_checkpoint(store):
 
 def test_a_store_rolled_back_to_an_older_copy_fails_the_later_checkpoint(store):
     vkey = tonk(store, "key").stdout.strip()
-    tonk(store, "checkpoint", "-o", "cp1.txt")
+    tonk(store, "checkpoint", "--output", "cp1.txt")
     old = file_copy(store / "tonk.db")
     tonk(store, "simulate", "-n", "3", "-p", "2", "--hands-per-game", "3", "-s", "9", "--receipts", "later")
-    tonk(store, "checkpoint", "-o", "cp2.txt")
+    tonk(store, "checkpoint", "--output", "cp2.txt")
     for suffix in ("-wal", "-shm"):
         Path(f"{store / 'tonk.db'}{suffix}").unlink(missing_ok=True)
     (store / "tonk.db").write_bytes(old)
@@ -151,7 +151,7 @@ def test_a_store_rolled_back_to_an_older_copy_fails_the_later_checkpoint(store):
 
 def test_wrong_key_bad_signature_and_malformed_evidence_exit_2(store, tmp_path):
     vkey = tonk(store, "key").stdout.strip()
-    tonk(store, "checkpoint", "-o", "cp.txt")
+    tonk(store, "checkpoint", "--output", "cp.txt")
     receipt = sorted((store / "receipts").glob("*.receipt"))[-1]
     other = tmp_path / "other"
     other.mkdir()
@@ -190,7 +190,7 @@ def test_wrong_key_bad_signature_and_malformed_evidence_exit_2(store, tmp_path):
 
 
 def test_the_private_key_is_never_printed_exported_or_stored(store):
-    tonk(store, "checkpoint", "-o", "cp.txt")
+    tonk(store, "checkpoint", "--output", "cp.txt")
     secret = (store / "tonk.db.key").read_text().strip().split("+", 4)[4]
     assert len(base64.b64decode(secret)) == 33
     outputs = [tonk(store, *args) for args in (["key"], ["key", "--json"], ["checkpoint"], ["prove", games(store)[0]], ["export", "--all"])]
@@ -205,7 +205,7 @@ def test_the_private_key_is_never_printed_exported_or_stored(store):
 
 def test_a_store_copied_without_its_key_still_verifies_and_will_not_sign_silently(store, tmp_path):
     vkey = tonk(store, "key").stdout.strip()
-    tonk(store, "checkpoint", "-o", "cp.txt")
+    tonk(store, "checkpoint", "--output", "cp.txt")
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "tonk.db").write_bytes(file_copy(store / "tonk.db"))
@@ -215,7 +215,7 @@ def test_a_store_copied_without_its_key_still_verifies_and_will_not_sign_silentl
     assert tonk(copy, "verify", "--receipt", str(store / "receipts"), "--key", vkey).returncode == 0
     clean_failure(tonk(copy, "checkpoint"), 2, "--new-key")
     assert tonk(copy, "key").returncode == 2
-    new = tonk(copy, "checkpoint", "--new-key", "-o", "cp-new.txt")
+    new = tonk(copy, "checkpoint", "--new-key", "--output", "cp-new.txt")
     assert new.returncode == 0, new.stderr
     new_key = tonk(copy, "key").stdout.strip()
     assert new_key != vkey and new_key.split("+")[0] == vkey.split("+")[0]  # the same log, a new key
@@ -258,8 +258,8 @@ def test_play_writes_a_receipt_per_seat_at_each_hands_end(tmp_path):
 
 def test_after_export_and_import_receipts_still_hold_but_the_checkpoint_names_the_missing_log(store, tmp_path):
     vkey = tonk(store, "key").stdout.strip()
-    tonk(store, "checkpoint", "-o", "cp.txt")
-    assert tonk(store, "export", "--all", "-o", "all.jsonl").returncode == 0
+    tonk(store, "checkpoint", "--output", "cp.txt")
+    assert tonk(store, "export", "--all", "--output", "all.jsonl").returncode == 0
     rebuilt = tmp_path / "rebuilt"
     rebuilt.mkdir()
     assert tonk(rebuilt, "import", str(store / "all.jsonl")).returncode == 0

@@ -57,7 +57,7 @@ def test_export_some_games_and_json_summary(tmp_path, tonk, games, record):
     db = tmp_path / "a.db"
     record(db, games)
     out = tmp_path / "two.jsonl"
-    r = tonk(db, "export", games[1].game_id, games[0].game_id, "-o", str(out), "--json")
+    r = tonk(db, "export", games[1].game_id, games[0].game_id, "--output", str(out), "--json")
     assert r.exit_code == 0, r.stderr
     assert json.loads(r.stdout) == {"output": str(out), "games": 2, "events": len(games[0].events) + len(games[1].events)}
     ids = [json.loads(x)["game_id"] for x in out.read_text().splitlines()[1:]]
@@ -72,12 +72,12 @@ def test_export_errors(tmp_path, tonk, games, record, clean_failure):
     clean_failure(tonk(db, "export"), 2, "name the games to export, or give --all")
     clean_failure(tonk(db, "export", games[0].game_id, "--all"), 2, "name the games to export")
     r = tonk(db, "export", games[0].game_id, "nope")
-    clean_failure(r, 2, "no game 'nope' in the store")
+    clean_failure(r, 2, "no game 'nope' in ")
     assert r.stdout == ""
     out = tmp_path / "never.jsonl"
-    clean_failure(tonk(db, "export", "nope", "-o", str(out)), 2, "no game 'nope'")
+    clean_failure(tonk(db, "export", "nope", "--output", str(out)), 2, "no game 'nope'")
     assert not out.exists() and list(tmp_path.glob(".never.jsonl*")) == []
-    clean_failure(tonk(db, "export", "--all", "-o", str(tmp_path / "no" / "dir.jsonl")), 2, "does not exist")
+    clean_failure(tonk(db, "export", "--all", "--output", str(tmp_path / "no" / "dir.jsonl")), 2, "does not exist")
 
 
 def test_import_refusals_leave_the_store_byte_identical(tmp_path, tonk, games, record, digest, clean_failure):

@@ -1,0 +1,44 @@
+"""The options every command spells the same way.
+
+* ``--db PATH``: the store, accepted before the command (``tonk --db F games``,
+  with ``TONK_DB`` as its environment variable) and after it (``tonk games
+  --db F``); the one after the command wins.
+* A ruleset: ``-v/--variant NAME`` (repeatable), ``-o/--option KEY=VALUE``
+  (repeatable) and ``--variant-file PATH`` (a one-off house rule in a Python
+  file, repeatable).
+
+Short options mean one thing on every command: ``-v`` a variant, ``-o`` an
+option, ``-n`` a number of hands, ``-h`` help.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+
+def db_option() -> Any:
+    return typer.Option(None, "--db", metavar="PATH", help="SQLite event store file (default: the --db given before the command, TONK_DB, or tonk.db).")
+
+
+def variant_option(help: str = "A house rule (variant) by name; repeatable, in order.") -> Any:
+    return typer.Option([], "--variant", "-v", metavar="NAME", help=help)
+
+
+def option_option(help: str = "A ruleset option KEY=VALUE (e.g. base_stake=2); repeatable.") -> Any:
+    return typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=help)
+
+
+def variant_file_option() -> Any:
+    return typer.Option([], "--variant-file", metavar="PATH", help="Load a one-off house rule from this Python file; repeatable.")
+
+
+def registry_with(files: list[Path]):
+    """The variant registry, with the ``--variant-file`` files loaded (``None``: the default one)."""
+    if not files:
+        return None
+    from ..variants.registry import default_registry
+
+    return default_registry().with_files(files)
