@@ -25,7 +25,7 @@ from typing import Iterable
 import msgspec
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .dealing import commitment
+from .commitment import PLAIN, expected_commitment
 from .turn import decide, shortcuts
 from .legal import _DISCARDS, _TURN_START, _discards_of, _turn_start
 from .errors import IllegalAction, RulesetError
@@ -86,7 +86,8 @@ def command_of_event(event: Event):
     if t is EmptyStockCalled:
         return DrawStock(event.player)
     if t is HandDealt and not event.explicit:
-        return DealHand(deck=tuple(event.deck))
+        salt = event.salt if isinstance(event.salt, str) else None
+        return DealHand(deck=tuple(event.deck), salt=salt)
     return None
 
 
@@ -120,6 +121,17 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
             if problem:
                 return Finding(gid, seq, state.hand_no, "A1.1", problem)
     return None
+
+
+def scheme_of(dealt: HandDealt) -> str:
+    """The commitment scheme of a deal (unset: the unsalted scheme of older logs)."""
+    return dealt.commitment_scheme if isinstance(dealt.commitment_scheme, str) else PLAIN
+
+
+def deal_commitment(dealt: HandDealt) -> str | None:
+    """The commitment a deal must carry under its recorded scheme (``None``: no valid one)."""
+    salt = dealt.salt if isinstance(dealt.salt, str) else None
+    return expected_commitment(scheme_of(dealt), dealt.deck, salt)
 
 
 def _plain(e: Event) -> object:
@@ -210,9 +222,11 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
             expected = None
         # A deal that the rules re-derive as recorded carries the sha256 of its own deck (decide
         # computes it from the same deck); otherwise the commitment is checked first, as before.
-        if t is HandDealt and (expected is None or expected[0] != e) and e.commitment != commitment(e.deck):
-            finding(seq, "A4", "the deal's commitment is not the sha256 of its deck order", commitment(e.deck), e.commitment)
-            return report
+        if t is HandDealt and (expected is None or expected[0] != e):
+            want = deal_commitment(e)
+            if e.commitment != want:
+                finding(seq, "A4", f"the deal's commitment is not what its scheme ({scheme_of(e)}) gives for its deck order", want, e.commitment)
+                return report
         try:
             if expected is None:
                 expected = decide(state, cmd, ruleset)  # raises again: decide changes nothing

@@ -59,10 +59,12 @@ class Discard(_Command, tag="discard"):
 
 
 class DealHand(_Command, tag="deal"):
-    """Host command: deal the next hand, from an explicit deck order or a shuffle seed."""
+    """Host command: deal the next hand, from an explicit deck order or a shuffle seed;
+    with ``salt``, the deal's commitment is salted (``tonk.core.commitment``)."""
 
     deck: tuple[str, ...] | None = None
     seed: int | None = None
+    salt: str | None = None
 
 
 PlayerCommand = Union[Knock, DrawStock, DrawDiscard, LaySpread, Hit, Discard]

@@ -77,7 +77,11 @@ class HandDealt(_Event, tag="hand_dealt"):
     ``commitment`` its sha256; ``hands``, ``discard`` and ``stock`` (top first)
     are the position that results.  An explicit position (a hand record's
     mid-hand setup) has ``explicit`` true, an empty ``deck`` and may hold
-    spreads on the ``table`` already."""
+    spreads on the ``table`` already.
+
+    ``commitment_scheme`` and ``salt`` (``tonk.core.commitment``) are set only on
+    a salted deal (served tables): unset, they are left out of the canonical
+    bytes, and the scheme is the unsalted ``sha256``."""
 
     hand_no: int
     dealer: str
@@ -89,6 +93,8 @@ class HandDealt(_Event, tag="hand_dealt"):
     stock: tuple[str, ...]
     table: tuple[SpreadFacts, ...] = ()
     explicit: bool = False
+    commitment_scheme: str | msgspec.UnsetType = msgspec.UNSET
+    salt: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class Knocked(_Event, tag="knocked"):

@@ -11,6 +11,7 @@ mutates the state.
 from __future__ import annotations
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .commitment import commit, is_salt
 from .dealing import commitment, deal, shuffled
 from .errors import IllegalAction, SetupError
 from .events import (
@@ -430,6 +431,8 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         raise SetupError("a deal needs a deck order or a seed")
     dealer = state.dealer
     hands, disc, stock = deal(deck, state.players, dealer, ruleset.deal_size(n), ruleset.upcard)
+    if cmd.salt is not None:
+        return _salted_deal(state, cmd.salt, deck, dealer, hands, disc, stock, ruleset)
     dealt = HandDealt(
         hand_no=state.hand_no + 1,
         dealer=dealer,
@@ -439,6 +442,26 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         hands=hands,
         discard=disc,
         stock=stock,
+    )
+    return [dealt] + initial_tonk_events(state, dealt, ruleset)
+
+
+def _salted_deal(state: State, salt: str, deck: tuple[str, ...], dealer: str, hands, disc, stock, ruleset: Ruleset) -> list[Event]:
+    """A deal committed with the salted scheme (served tables)."""
+    if not is_salt(salt):
+        raise SetupError("a deal's salt must be 64 lowercase hex characters")
+    scheme, com = commit(deck, salt)
+    dealt = HandDealt(
+        hand_no=state.hand_no + 1,
+        dealer=dealer,
+        first_player=state.left_of(dealer),
+        deck=deck,
+        commitment=com,
+        hands=hands,
+        discard=disc,
+        stock=stock,
+        commitment_scheme=scheme,
+        salt=salt,
     )
     return [dealt] + initial_tonk_events(state, dealt, ruleset)
 

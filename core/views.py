@@ -88,6 +88,7 @@ def event_view(event: Event, viewer: str) -> dict[str, Any]:
     if t is HandDealt:
         data["hands"] = {p: (list(h) if p == viewer else [HIDDEN] * len(h)) for p, h in event.hands.items()}
         data["deck"] = []
+        data.pop("salt", None)  # revealed with the deck when the hand ends (core.commitment)
         data["stock"] = [HIDDEN] * len(event.stock)
         if event.discard:
             data["discard"] = [event.discard[0]] + [HIDDEN] * (len(event.discard) - 1)
