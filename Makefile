@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,evidence]'
+	$(BIN)/python -m pip install --quiet -e '.[test,evidence,serve]'
 	touch $@
 
 install: $(VENV)/.installed

@@ -1,6 +1,6 @@
 """The application layer: what combines the engine with plugins and a store.
 
-Simulation (:mod:`.simulate`), adjudication of hand records (:mod:`.adjudicate`),
+Simulation (:mod:`.simulate`), served tables (:mod:`.tables`), adjudication of hand records (:mod:`.adjudicate`),
 the audit of an archive (:mod:`.audit`) and re-adjudication under other rules
 (:mod:`.reconsider`).  They depend on small interfaces: a ruleset loader
 (:class:`tonk.core.ruleset.RulesetLoader`, by default

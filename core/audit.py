@@ -123,6 +123,9 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
     return None
 
 
+_TURN_OPENERS = frozenset((CardDrawn, Knocked, EmptyStockCalled))
+
+
 def scheme_of(dealt: HandDealt) -> str:
     """The commitment scheme of a deal (unset: the unsalted scheme of older logs)."""
     return dealt.commitment_scheme if isinstance(dealt.commitment_scheme, str) else PLAIN
@@ -171,6 +174,10 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
         e = events_list[i]
         seq = i + 2
         t = type(e)
+        if t in _TURN_OPENERS and e.timed_out is not msgspec.UNSET:
+            # a turn the server's bot played when the seat's timer ran out: the same action
+            # the rules produce, marked as such (the mark is no rule's business)
+            e = events_list[i] = msgspec.structs.replace(e, timed_out=msgspec.UNSET)
         # the commonest events first: a draw or a discard is none of the special cases below.
         # Commands are frozen values, so the shared ones of tonk.core.legal are the same
         # commands as new ones built from the event

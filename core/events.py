@@ -98,21 +98,27 @@ class HandDealt(_Event, tag="hand_dealt"):
 
 
 class Knocked(_Event, tag="knocked"):
+    """``timed_out`` (set only then): the seat's turn timer ran out and the server's greedy
+    bot played this turn for it (served tables)."""
+
     player: str
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class CardDrawn(_Event, tag="card_drawn"):
-    """``source`` is ``stock`` or ``discard``."""
+    """``source`` is ``stock`` or ``discard``; ``timed_out`` as for ``knocked``."""
 
     player: str
     source: str
     card: str
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class EmptyStockCalled(_Event, tag="empty_stock_called"):
-    """The player asked for the empty stock: the hand ends (A11.2)."""
+    """The player asked for the empty stock: the hand ends (A11.2); ``timed_out`` as for ``knocked``."""
 
     player: str
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class SpreadLaid(_Event, tag="spread_laid"):

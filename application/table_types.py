@@ -1,0 +1,98 @@
+"""What a served table is asked and answers: its settings, a seat's view, a command's result,
+and the errors a request can meet (each with the HTTP-neutral ``kind`` a front end maps)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..core.errors import TonkError
+from ..core.views import PlayerView
+
+BOT_NAMES = ("greedy", "random")
+HOST = "@host"  # the creator's token: may close the table
+SPECTATOR = ""  # a viewer at no seat: sees no hidden card
+
+
+class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A new table: seat names clockwise, which seats bots play, the ruleset, limits.
+
+    ``options`` are the ruleset's options (``base_stake`` is the stake);
+    ``hand_limit`` ends the game after that many hands (none: until closed);
+    ``turn_timer`` is seconds a human seat has for a turn before the greedy bot plays it
+    (none: no timer)."""
+
+    seats: list[str]
+    bots: dict[str, str] = {}
+    variants: list[str] = []
+    options: dict[str, Any] = {}
+    dealer: str | None = None
+    hand_limit: int | None = None
+    turn_timer: float | None = None
+
+
+class CreatedTable(msgspec.Struct, frozen=True):
+    """The answer to a table's creation: the only time the tokens are shown."""
+
+    table: str
+    version: int
+    tokens: dict[str, str]
+    host_token: str
+
+
+class SeatView(msgspec.Struct, frozen=True):
+    """What one seat may see now: the engine's view, the legal actions when it is this seat's
+    turn, the event version to send with a command, and the last ended hand in full."""
+
+    table: str
+    seat: str
+    version: int
+    status: str  # playing, closing, ended
+    hand_limit: int | None
+    turn_timer: float | None
+    bots: dict[str, str]
+    view: PlayerView
+    legal: list[Any]
+    last_hand: dict[str, Any] | None = None
+
+
+class CommandResult(msgspec.Struct, frozen=True):
+    """A command applied: the version after its own events and those events as the seat saw them.
+    A retried command id gets exactly this answer again."""
+
+    table: str
+    command_id: str
+    version: int
+    events: list[dict[str, Any]]
+
+
+class TableError(TonkError):
+    """A request the table refuses; ``kind`` says which (a front end maps it to a status)."""
+
+    kind = "bad_request"
+
+    def __init__(self, message: str, **extra: Any):
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+
+class UnknownTable(TableError):
+    kind = "not_found"
+
+
+class BadToken(TableError):
+    kind = "unauthorized"
+
+
+class Forbidden(TableError):
+    kind = "forbidden"
+
+
+class StaleVersion(TableError):
+    kind = "conflict"
+
+
+class TableOver(TableError):
+    kind = "gone"

@@ -1,0 +1,385 @@
+"""Running tables: the engine and the event store combined for people playing over a network.
+
+A table is a game.  A seat's command goes through the same ``decide`` as
+every other game, is appended to the store with the version the seat saw
+and the seat's command id (so a retry is never applied twice), and the
+seats that bots play (``greedy``/``random``) are played here, by the server,
+until a human seat is to act.  Hand follows hand until the hand limit or the
+host closes the table.  Every deal is shuffled from the OS CSPRNG and
+committed with a secret salt (``core.commitment``).
+
+The in-memory :class:`Table` is only a cache of the fold: :meth:`Tables.table`
+rebuilds a table from the store whenever it is not cached, so a restarted
+server resumes every table exactly where it was.  Seat tokens are made here,
+shown once, and only their hashes are kept (``storage.seats``).
+
+Every method is synchronous and meant to be called from one thread (the
+service's event loop); listeners are called after each append.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+import uuid
+from typing import Any, Callable, Iterable
+
+import msgspec
+
+from ..core.bots import make_bot
+from ..core.commands import DealHand
+from ..core.commitment import new_salt, secure_shuffle
+from ..core.errors import IllegalAction, SetupError
+from ..core.events import CardDrawn, EmptyStockCalled, Event, GameEnded, HandEnded, Knocked, encode
+from ..core.game import Game, command_from
+from ..core.legal import legal_actions
+from ..core.ruleset import Ruleset, ruleset_from_spec
+from ..core.turn import decide
+from ..core.views import AUDITOR, event_view, player_view
+from ..storage.chain import GENESIS, link_hash
+from ..storage.seats import SeatStore
+from ..storage.errors import ConcurrencyError
+from .table_types import (
+    BOT_NAMES,
+    HOST,
+    SPECTATOR,
+    BadToken,
+    CommandResult,
+    CreatedTable,
+    Forbidden,
+    SeatView,
+    StaleVersion,
+    TableError,
+    TableOver,
+    TableSettings,
+    UnknownTable,
+)
+
+MAX_SEAT_NAME = 40
+Listener = Callable[["Table", int, list[Event]], None]
+
+
+class StreamItem(msgspec.Struct, frozen=True):
+    """One stored event as a viewer may see it, with its seq and its chain hash; a
+    ``hand_ended`` carries the hand's deal revealed in full (deck order and salt)."""
+
+    seq: int
+    hash: str
+    event: dict[str, Any]
+    deal: dict[str, Any] | None = None
+
+
+class Table:
+    """The cached fold of one served game, with its settings and bots."""
+
+    def __init__(self, game: Game, settings: TableSettings, hashes: list[str], command_seqs: dict[str, tuple[int, int]], closing: bool):
+        self.game = game
+        self.settings = settings
+        self.hashes = hashes  # hashes[seq - 1]
+        self.command_seqs = command_seqs  # command id -> (first seq, last seq)
+        self.closing = closing
+        self.bots = {seat: make_bot(name, points=game.ruleset.points) for seat, name in settings.bots.items()}
+        self.rng = random.SystemRandom()
+        self.turn_started = time.monotonic()
+        self.listeners: set[Listener] = set()
+
+    @property
+    def id(self) -> str:
+        return self.game.game_id
+
+    @property
+    def version(self) -> int:
+        return len(self.game.events)
+
+    @property
+    def status(self) -> str:
+        if self.game.state.game_over:
+            return "ended"
+        return "closing" if self.closing else "playing"
+
+    def humans(self) -> list[str]:
+        return [p for p in self.game.players if p not in self.bots]
+
+
+class Tables:
+    """Every served table of one store."""
+
+    def __init__(self, store: Any, *, clock: Callable[[], float] = time.monotonic):
+        self.store = store
+        self.seats = SeatStore(store)
+        self.clock = clock
+        self._cache: dict[str, Table] = {}
+
+    # --- creating --------------------------------------------------------------------
+    def create(self, settings: TableSettings) -> CreatedTable:
+        """Start a table: record the game, deal the first hand, let the bots play up to the
+        first human turn.  The seat tokens are returned here and nowhere else."""
+        _check_settings(settings)
+        ruleset = Ruleset(settings.variants, settings.options)
+        seed = secrets.randbits(63)  # only the cut for the first dealer uses it
+        game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()))
+        tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots}
+        host_token = secrets.token_urlsafe(32)
+        self.seats.register(game.game_id, msgspec.to_builtins(settings), {**tokens, HOST: host_token})
+        table = Table(Game(ruleset), settings, [], {}, False)
+        self._append(table, list(game.events), "")
+        self._cache[table.id] = table
+        self._advance(table)
+        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token)
+
+    # --- finding and loading -----------------------------------------------------------
+    def table(self, table_id: str) -> Table:
+        """The table, from the cache or rebuilt from the store (the fold of its events)."""
+        table = self._cache.get(table_id)
+        if table is not None:
+            return table
+        raw = self.seats.settings(table_id) if isinstance(table_id, str) else None
+        if raw is None:
+            raise UnknownTable(f"no table {table_id!r}")
+        settings = msgspec.convert(raw, TableSettings)
+        hashes: list[str] = []
+        command_seqs: dict[str, tuple[int, int]] = {}
+        events: list[Event] = []
+        from ..core.events import decode
+
+        for r in self.store.records(table_id):
+            hashes.append(r.hash)
+            events.append(decode(bytes(r.payload)))
+            if r.command_id:
+                first, _ = command_seqs.get(r.command_id, (r.seq, r.seq))
+                command_seqs[r.command_id] = (first, r.seq)
+        ruleset = ruleset_from_spec(events[0].ruleset)
+        table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
+        self._cache[table_id] = table
+        self._advance(table)  # a server stopped between a human's append and the bots' turns
+        return table
+
+    def table_ids(self) -> list[str]:
+        return self.seats.game_ids()
+
+    def seat_of(self, table_id: str, token: str | None) -> str:
+        """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise."""
+        self.table(table_id)
+        if not token:
+            raise BadToken("this route needs the seat's token (Authorization: Bearer TOKEN)")
+        seat = self.seats.seat_for(table_id, token)
+        if seat is None:
+            raise BadToken("the token is not a token of this table")
+        return seat
+
+    # --- reading -----------------------------------------------------------------------
+    def view(self, table_id: str, seat: str) -> SeatView:
+        table = self.table(table_id)
+        if seat == HOST:
+            raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
+        state = table.game.state
+        legal = legal_actions(state, table.game.ruleset) if state.in_hand and state.to_act == seat else []
+        return SeatView(
+            table=table.id,
+            seat=seat,
+            version=table.version,
+            status=table.status,
+            hand_limit=table.settings.hand_limit,
+            turn_timer=table.settings.turn_timer,
+            bots=dict(table.settings.bots),
+            view=player_view(state, seat),
+            legal=[msgspec.to_builtins(c) for c in legal],
+            last_hand=_last_hand(table),
+        )
+
+    def items(self, table_id: str, viewer: str, after: int = 0) -> list[StreamItem]:
+        """The stored events after seq ``after`` as ``viewer`` may see them (a seat's name;
+        :data:`SPECTATOR` sees no hidden card and only hands that have ended)."""
+        table = self.table(table_id)
+        events = table.game.events
+        upto = len(events) if viewer != SPECTATOR else _spectator_horizon(events)
+        return [self.item(table, seq, viewer) for seq in range(max(after, 0) + 1, upto + 1)]
+
+    def item(self, table: Table, seq: int, viewer: str) -> StreamItem:
+        events = table.game.events
+        e = events[seq - 1]
+        deal = None
+        if type(e) is HandEnded:
+            deal = _revealed_deal(events, seq)
+        return StreamItem(seq=seq, hash=table.hashes[seq - 1], event=event_view(e, viewer), deal=deal)
+
+    def spectator_horizon(self, table_id: str) -> int:
+        return _spectator_horizon(self.table(table_id).game.events)
+
+    # --- playing -----------------------------------------------------------------------
+    def act(self, table_id: str, seat: str, action: str, fields: dict[str, Any], version: int, command_id: str) -> CommandResult:
+        """Apply one seat's command.  A command id already applied gets its first answer
+        again; a stale ``version`` is :class:`StaleVersion` (with the current one); an
+        illegal action raises :class:`IllegalAction` and nothing changes."""
+        table = self.table(table_id)
+        if seat == HOST:
+            raise Forbidden("the host token cannot play a seat")
+        if not command_id or len(command_id) > 100:
+            raise TableError("command_id must be 1 to 100 characters")
+        done = table.command_seqs.get(command_id)
+        if done is not None:
+            return self._result(table, seat, command_id, done)
+        if table.game.state.game_over:
+            raise TableOver("the game at this table has ended")
+        if version != table.version:
+            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version)
+        try:
+            command = command_from(action, seat, fields)
+        except (KeyError, TypeError) as exc:
+            raise TableError(f"action {action!r} needs the field {exc}") from None
+        except ValueError as exc:  # a card that is not a card
+            raise TableError(str(exc)) from None
+        events = decide(table.game.state, command, table.game.ruleset)
+        first = table.version + 1
+        self._append(table, events, command_id)
+        table.turn_started = self.clock()
+        result = self._result(table, seat, command_id, (first, table.version))
+        self._advance(table)
+        return result
+
+    def close(self, table_id: str, seat: str) -> SeatView | dict[str, Any]:
+        """The host closes the table: the game ends when the hand in play has ended."""
+        table = self.table(table_id)
+        if seat != HOST:
+            raise Forbidden("only the table's host token can close it")
+        if not table.closing:
+            self.seats.mark_closed(table_id)
+            table.closing = True
+        self._advance(table)
+        return {"table": table.id, "status": table.status, "version": table.version}
+
+    def expire_turns(self) -> int:
+        """Play, with the greedy bot, every cached human turn whose timer ran out; returns how
+        many turns were played so."""
+        now = self.clock()
+        played = 0
+        for table in list(self._cache.values()):
+            limit = table.settings.turn_timer
+            state = table.game.state
+            if not limit or not state.in_hand or state.to_act in table.bots:
+                continue
+            if now - table.turn_started >= limit:
+                self._play_turn_for(table, state.to_act)
+                table.turn_started = self.clock()
+                self._advance(table)
+                played += 1
+        return played
+
+    # --- inside ------------------------------------------------------------------------
+    def _result(self, table: Table, seat: str, command_id: str, seqs: tuple[int, int]) -> CommandResult:
+        first, last = seqs
+        return CommandResult(
+            table=table.id,
+            command_id=command_id,
+            version=last,
+            events=[msgspec.to_builtins(self.item(table, s, seat)) for s in range(first, last + 1)],
+        )
+
+    def _append(self, table: Table, events: list[Event], command_id: str) -> None:
+        """Append to the store with the expected version, then to the cache, then tell listeners."""
+        if not events:
+            return
+        before = table.version
+        try:
+            self.store.append(table.game.game_id or events[0].game_id, events, expected_version=before, command_id=command_id or None)
+        except ConcurrencyError:
+            # another writer changed the game: drop the cache, the store is the truth
+            self._cache.pop(table.id, None)
+            raise StaleVersion("the table changed under this command; read it again", current_version=self.store.version(table.id))
+        prev = table.hashes[-1] if table.hashes else GENESIS
+        for e in events:
+            prev = link_hash(prev, encode(e))
+            table.hashes.append(prev)
+            table.game._apply(e)
+        if command_id:
+            table.command_seqs[command_id] = (before + 1, table.version)
+        for listener in list(table.listeners):
+            listener(table, before + 1, events)
+
+    def _deal(self, table: Table) -> None:
+        deck = tuple(secure_shuffle(table.game.ruleset.deck))
+        self._append(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset), "")
+
+    def _play_turn_for(self, table: Table, seat: str) -> None:
+        """The greedy bot plays ``seat``'s whole turn (its timer ran out); the turn's first event says so."""
+        greedy = make_bot("greedy", points=table.game.ruleset.points)
+        state = table.game.state
+        marked = False
+        while state.in_hand and state.to_act == seat:
+            cmd = greedy.choose(player_view(state, seat), legal_actions(state, table.game.ruleset), table.rng)
+            events = decide(state, cmd, table.game.ruleset)
+            if not marked and type(events[0]) in (CardDrawn, Knocked, EmptyStockCalled):
+                events[0] = msgspec.structs.replace(events[0], timed_out=True)
+                marked = True
+            self._append(table, events, "")
+
+    def _advance(self, table: Table) -> None:
+        """Play the bots' turns, deal the next hand, or end the game, until a human is to act."""
+        game = table.game
+        state = game.state
+        while not state.game_over:
+            if state.in_hand:
+                bot = table.bots.get(state.to_act)
+                if bot is None:
+                    return
+                view = player_view(state, state.to_act) if bot.uses_view else None
+                cmd = bot.choose(view, legal_actions(state, game.ruleset), table.rng)
+                self._append(table, decide(state, cmd, game.ruleset), "")
+                table.turn_started = self.clock()
+                continue
+            limit = table.settings.hand_limit
+            if table.closing or (limit is not None and state.hand_no >= limit):
+                reason = "closed by the host" if table.closing else f"hand limit {limit} reached"
+                self._append(table, [GameEnded(reason=reason, net=dict(state.net))], "")
+                return
+            self._deal(table)
+            table.turn_started = self.clock()
+
+
+def _check_settings(s: TableSettings) -> None:
+    if not 2 <= len(s.seats) <= 12:
+        raise SetupError("a table needs 2 to 12 seats")
+    for seat in s.seats:
+        if not isinstance(seat, str) or not seat.strip() or len(seat) > MAX_SEAT_NAME or seat != seat.strip() or seat.startswith("@") or seat == AUDITOR:
+            raise SetupError(f"seat name {seat!r} must be 1 to {MAX_SEAT_NAME} characters, no surrounding spaces, not starting with @ and not '*'")
+    for seat, bot in s.bots.items():
+        if seat not in s.seats:
+            raise SetupError(f"bots: {seat!r} is not one of the seats")
+        if bot not in BOT_NAMES:
+            raise SetupError(f"bots: {bot!r} is not a bot the server plays ({', '.join(BOT_NAMES)})")
+    if len(s.bots) >= len(s.seats):
+        raise SetupError("a table needs at least one seat played by a person")
+    if s.hand_limit is not None and not 1 <= s.hand_limit <= 10_000:
+        raise SetupError("hand_limit must be 1 to 10000")
+    if s.turn_timer is not None and not 1 <= s.turn_timer <= 86_400:
+        raise SetupError("turn_timer must be 1 to 86400 seconds")
+
+
+def _spectator_horizon(events: list[Event]) -> int:
+    """The seq up to which a spectator sees: the last ended hand (or the game's end)."""
+    for i in range(len(events) - 1, -1, -1):
+        if type(events[i]) in (HandEnded, GameEnded):
+            return i + 1
+    return 1 if events else 0  # the seating only
+
+
+def _revealed_deal(events: list[Event], end_seq: int) -> dict[str, Any] | None:
+    """The deal of the hand that ends at ``end_seq``, whole (deck order and salt)."""
+    from ..core.events import HandDealt
+
+    for i in range(end_seq - 2, -1, -1):
+        if type(events[i]) is HandDealt:
+            return event_view(events[i], AUDITOR)
+    return None
+
+
+def _last_hand(table: Table) -> dict[str, Any] | None:
+    events = table.game.events
+    for i in range(len(events) - 1, -1, -1):
+        if type(events[i]) is HandEnded:
+            return {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1)}
+    return None
+
+
+__all__ = ["Tables", "Table", "StreamItem", "IllegalAction"]

@@ -1,0 +1,1 @@
+"""The table service: `tonk serve`, an ASGI app (Litestar) over tonk.application.tables."""
