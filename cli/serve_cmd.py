@@ -1,0 +1,39 @@
+"""``tonk serve``: the table service (HTTP + SSE) over the event store.
+
+Litestar and uvicorn come with the extra ``serve`` (``pip install 'tonk[serve]'``)
+and are imported only when the command runs, so ``tonk --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app, fail, settings
+
+
+@app.command("serve")
+def serve_cmd(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless told otherwise)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="TCP port."),
+    rate: float = typer.Option(50.0, "--rate", min=0, help="Requests per second per seat token (0: no limit)."),
+    keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, help="Seconds between keep-alive comments on a quiet stream."),
+    access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
+) -> None:
+    """Serve tables over HTTP: people play from their own machines, bots are played by the server."""
+    try:
+        import litestar  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        raise fail("tonk serve needs the extra 'serve': pip install 'tonk[serve]'") from None
+    from ..service.app import ServiceConfig
+    from ..service.server import serve
+    from ..storage import EventStore, StoreError
+
+    db = settings(ctx).db
+    try:  # refuse a file that is not a tonk store before the server starts
+        EventStore.open(db).close()
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"tonk serve: http://{host}:{port} (store {db}; API at /schema)", err=True)
+    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive), host, port, access_log)

@@ -1,0 +1,233 @@
+"""The ASGI application: HTTP routes over ``tonk.application.tables`` (no rules here).
+
+Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
+
+* ``POST /tables``: create a table; answers each human seat's token, once.
+* ``GET /tables/{id}/view``: the seat's view (Bearer token).
+* ``POST /tables/{id}/commands``: a seat's command, with the version it saw and a command id.
+* ``POST /tables/{id}/close``: the host closes the table (host token).
+* ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie (for EventSource).
+* ``GET /tables/{id}/events``: the seat's live stream (SSE); ``GET /tables/{id}/spectate``.
+* ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
+  --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
+* ``GET /ping``: a bare JSON endpoint (the ceiling in the service benchmark).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+import msgspec
+from litestar import Litestar, Request, Response, get, post
+from litestar.datastructures import State
+from litestar.handlers import asgi
+from litestar.openapi import OpenAPIConfig
+from litestar.types import Receive, Scope, Send
+
+from ..application.table_types import CommandResult, CreatedTable, SeatView, TableError, TableSettings
+from ..application.tables import Tables
+from .auth import RateLimiter, bearer_token, cookie_name
+from .errors import HANDLERS
+from .streams import serve_stream
+
+
+@dataclass
+class ServiceConfig:
+    db: str = "tonk.db"
+    keepalive: float = 10.0  # seconds between keep-alive comments on a quiet stream (<= 15)
+    write_timeout: float = 10.0  # a stream write that does not complete in this time drops the client
+    stream_queue: int = 256  # pending notices per stream before the client counts as not reading
+    rate: float = 50.0  # requests per second per token
+    burst: int = 100
+    max_body: int = 64 * 1024
+    timer_tick: float = 0.25
+    durable: bool = True
+
+
+class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat's command: the action and its fields, the version the seat saw, a command id."""
+
+    action: str
+    version: int
+    command_id: str
+    card: str | None = None
+    cards: list[str] | None = None
+    target: str | None = None
+    jokers_as: dict[str, str] | None = None
+    joker_as: str | None = None
+
+
+class ClosedTable(msgspec.Struct, frozen=True):
+    table: str
+    status: str
+    version: int
+
+
+def _tables(request: Request) -> Tables:
+    return request.app.state.tables
+
+
+def _seat(request: Request, table_id: str) -> str:
+    tables = _tables(request)
+    token = bearer_token(request.headers, table_id)
+    seat = tables.seat_of(table_id, token)
+    request.app.state.limiter.check(token)  # type: ignore[arg-type]
+    return seat
+
+
+@post("/tables", status_code=201, summary="Create a table")
+async def create_table(data: TableSettings, request: Request) -> CreatedTable:
+    return _tables(request).create(data)
+
+
+@get("/tables", summary="The served tables")
+async def list_tables(request: Request) -> dict[str, Any]:
+    tables = _tables(request)
+    out = []
+    for tid in tables.table_ids():
+        t = tables.table(tid)
+        out.append({"table": tid, "players": list(t.game.players), "bots": dict(t.settings.bots), "status": t.status, "version": t.version, "hand_no": t.game.state.hand_no})
+    return {"tables": out}
+
+
+@get("/tables/{table_id:str}/view", summary="The seat's view")
+async def seat_view(table_id: str, request: Request) -> SeatView:
+    seat = _seat(request, table_id)
+    return _tables(request).view(table_id, seat)
+
+
+@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command")
+async def command(table_id: str, data: CommandRequest, request: Request) -> CommandResult:
+    seat = _seat(request, table_id)
+    fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
+    return _tables(request).act(table_id, seat, data.action, fields, data.version, data.command_id)
+
+
+@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)")
+async def close_table(table_id: str, request: Request) -> ClosedTable:
+    seat = _seat(request, table_id)
+    return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
+
+
+@post("/tables/{table_id:str}/session", status_code=200, summary="Exchange the token for an HttpOnly cookie (EventSource)")
+async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
+    seat = _seat(request, table_id)
+    if seat.startswith("@"):
+        raise TableError("only a seat's token can open a stream session")
+    token = bearer_token(request.headers, table_id)
+    response = Response(content={"table": table_id, "seat": seat}, status_code=200)
+    response.set_cookie(cookie_name(table_id), token, httponly=True, samesite="strict", path=f"/tables/{table_id}")
+    return response
+
+
+@asgi("/tables/{table_id:str}/events", copy_scope=True)
+async def seat_events(scope: Scope, receive: Receive, send: Send) -> None:
+    await serve_stream(scope, receive, send, spectator=False)
+
+
+@asgi("/tables/{table_id:str}/spectate", copy_scope=True)
+async def spectator_events(scope: Scope, receive: Receive, send: Send) -> None:
+    await serve_stream(scope, receive, send, spectator=True)
+
+
+def _ended_events(request: Request, game_id: str) -> list:
+    from ..core.events import GameEnded
+
+    events = request.app.state.tables.store.read(game_id)
+    if not events or type(events[-1]) is not GameEnded:
+        raise TableError(f"game {game_id} is still in play: replay and audit open when it has ended", current_version=len(events))
+    return events
+
+
+def _cli_json(data: Any) -> Response:
+    """The bytes ``tonk ... --json`` prints (``cli.render.print_json``)."""
+    return Response(content=json.dumps(data, indent=2, ensure_ascii=False) + "\n", media_type="application/json")
+
+
+@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
+async def replay(game_id: str, request: Request, as_: str | None = None) -> Response:
+    from ..cli.app import Failure
+    from ..cli.replay_cmd import replay_steps
+    from ..core.views import AUDITOR
+
+    events = _ended_events(request, game_id)
+    viewer = request.query_params.get("as") or AUDITOR
+    try:
+        steps = [{"seq": s, "event": ev, "view": msgspec.to_builtins(v)} for s, ev, v in replay_steps(events, viewer)]
+    except Failure as exc:
+        raise TableError(exc.message) from None
+    return _cli_json({"game_id": game_id, "viewer": viewer, "events": len(events), "steps": steps})
+
+
+@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json")
+async def audit(game_id: str, request: Request) -> Response:
+    from ..cli.audit_cmd import audit_game
+
+    _ended_events(request, game_id)
+    result = audit_game(request.app.state.tables.store, game_id)
+    summary = {"games": 1, "clean": 0, "with_findings": 0, "errors": 0}
+    summary[{"clean": "clean", "findings": "with_findings", "error": "errors"}[result["verdict"]]] += 1
+    return _cli_json({"games": [result], "summary": summary})
+
+
+@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json")
+async def adjudicate_records(request: Request) -> Response:
+    from ..core.adjudication import adjudicate
+    from ..core.handrecord import records_from_text
+
+    body = await request.body()
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TableError("the hand-record body is not UTF-8 text") from None
+    raws = records_from_text(text, "request body")
+    return _cli_json({"cases": [adjudicate(raw, i) for i, raw in enumerate(raws)]})
+
+
+@get("/ping", summary="A bare JSON endpoint")
+async def ping() -> dict[str, bool]:
+    return {"ok": True}
+
+
+def create_app(config: ServiceConfig) -> Litestar:
+    """The service over the store at ``config.db`` (opened at start-up, closed at shut-down)."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        from ..storage import EventStore
+
+        store = EventStore.open(config.db, durable=config.durable)
+        app.state.tables = Tables(store)
+        timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
+        try:
+            yield
+        finally:
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer
+            store.close()
+
+    return Litestar(
+        route_handlers=[create_table, list_tables, seat_view, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping],
+        exception_handlers=HANDLERS,  # type: ignore[arg-type]
+        lifespan=[lifespan],
+        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
+        request_max_body_size=config.max_body,
+        openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),
+        debug=False,
+    )
+
+
+async def _turn_timer(tables: Tables, tick: float) -> None:
+    while True:
+        await asyncio.sleep(tick)
+        try:
+            tables.expire_turns()
+        except Exception:  # a store error must not stop the timer of every table
+            import logging
+
+            logging.getLogger("tonk.service").exception("turn timer")

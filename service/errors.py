@@ -1,0 +1,107 @@
+"""Every error as a JSON body ``{"error": {"code": ..., "message": ..., ...}}`` with a 4xx status.
+
+Bad input never reaches a 500: the framework's own errors (unknown route, wrong
+method, body too large, a body that does not decode into the request type)
+are rendered in the same shape, with msgspec's message naming the field.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from ..application.table_types import TableError
+from ..core.cards import CardError
+from ..core.errors import IllegalAction, TonkError
+from ..storage.errors import UnknownGame
+
+STATUS_OF_KIND = {
+    "bad_request": 400,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "conflict": 409,
+    "gone": 410,
+    "too_many_requests": 429,
+}
+
+log = logging.getLogger("tonk.service")
+
+
+class RateLimited(TableError):
+    kind = "too_many_requests"
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(content=body, status_code=status, media_type="application/json", headers=headers)
+
+
+def table_error(_: Request, exc: TableError) -> Response:
+    status = STATUS_OF_KIND.get(exc.kind, 400)
+    headers = {"WWW-Authenticate": 'Bearer realm="tonk"'} if status == 401 else None
+    if status == 429:
+        headers = {"Retry-After": "1"}
+    return _json(status, error_body(exc.kind, exc.message, **exc.extra), headers)
+
+
+def illegal_action(_: Request, exc: IllegalAction) -> Response:
+    sentence = f"illegal ({exc.code}, rule {exc.rule}): {exc.message}"
+    return _json(422, error_body("illegal_action", exc.message, violation=exc.code, rule=exc.rule, sentence=sentence))
+
+
+def tonk_error(_: Request, exc: Exception) -> Response:
+    return _json(400, error_body("bad_request", str(exc)))
+
+
+def unknown_game(_: Request, exc: UnknownGame) -> Response:
+    return _json(404, error_body("not_found", str(exc)))
+
+
+def validation_error(request: Request, exc: ValidationException) -> Response:
+    problems = []
+    for item in exc.extra or []:
+        if isinstance(item, dict):
+            msg = item.get("message") or ""
+            key = item.get("key")
+            problems.append(f"{msg} ({key})" if key and key not in msg else msg)
+        else:
+            problems.append(str(item))
+    message = "; ".join(p for p in problems if p) or str(exc.detail)
+    return _json(400, error_body("bad_request", f"{request.method} {request.url.path}: {message}"))
+
+
+def http_error(request: Request, exc: HTTPException) -> Response:
+    status = exc.status_code if 400 <= exc.status_code < 600 else 400
+    code = {404: "not_found", 405: "method_not_allowed", 413: "too_large", 401: "unauthorized", 403: "forbidden"}.get(status, "bad_request")
+    message = str(exc.detail)
+    if status == 404:
+        message = f"no such route: {request.method} {request.url.path}"
+    elif status == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    elif status == 413:
+        message = f"the request body is larger than the limit ({message})"
+    return _json(status, error_body(code, message), exc.headers)
+
+
+def internal_error(request: Request, exc: Exception) -> Response:
+    log.error("internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    return _json(500, error_body("internal", "an internal error; nothing was changed by it"))
+
+
+HANDLERS = {
+    TableError: table_error,
+    IllegalAction: illegal_action,
+    UnknownGame: unknown_game,
+    CardError: tonk_error,
+    TonkError: tonk_error,
+    ValidationException: validation_error,
+    HTTPException: http_error,
+    Exception: internal_error,
+}

@@ -1,0 +1,154 @@
+"""Server-Sent Events: a seat's live stream and the spectators' delayed one.
+
+A seat's stream starts with a ``snapshot`` (the seat's whole view, ``id`` =
+the version it shows), then sends each stored event after it as that seat may
+see it (``core.views``), one SSE message per event: ``id`` = the event's seq,
+``event`` = its type, ``data`` = ``{"seq", "hash", "event"}`` (a ``hand_ended``
+also carries the hand's ``deal`` revealed in full).  With ``Last-Event-ID`` the
+stream resumes after that seq, without a snapshot, a gap or a duplicate.
+A comment line keeps the connection alive every ``keepalive`` seconds.
+
+Spectators (no token) see no hidden card: events arrive only once the hand
+they belong to has ended.
+
+Bounded resources: each stream has a bounded queue; a client that stops
+reading (its queue overflows, or a write does not complete within
+``write_timeout``) is dropped.  These are raw ASGI handlers so the server
+controls every write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+
+from ..application.table_types import HOST, SPECTATOR, Forbidden, TableError
+from .auth import bearer_token
+from .errors import STATUS_OF_KIND, error_body
+
+_enc = msgspec.json.Encoder()
+
+
+def _message(event: str, data: Any, id: int | None = None) -> bytes:
+    head = f"id: {id}\n" if id is not None else ""
+    return f"{head}event: {event}\n".encode() + b"data: " + _enc.encode(data) + b"\n\n"
+
+
+async def _send_error(send, status: int, body: dict) -> None:
+    payload = _enc.encode(body)
+    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class _Subscription:
+    """A bounded queue of "something was appended" notices for one stream."""
+
+    def __init__(self, size: int):
+        self.queue: asyncio.Queue[int] = asyncio.Queue(maxsize=size)
+        self.dropped = False
+
+    def __call__(self, table, first: int, events) -> None:
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(first + len(events) - 1)
+        except asyncio.QueueFull:
+            self.dropped = True
+
+
+async def serve_stream(scope, receive, send, *, spectator: bool) -> None:
+    state = scope["app"].state
+    tables, config = state.tables, state.config
+    table_id = scope["path_params"]["table_id"]
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    try:
+        table = tables.table(table_id)
+        if spectator:
+            viewer = SPECTATOR
+        else:
+            token = bearer_token(headers, table_id)
+            viewer = tables.seat_of(table_id, token)
+            state.limiter.check(token)
+            if viewer == HOST:
+                raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
+        last_id = headers.get("last-event-id")
+        after = None
+        if last_id is not None:
+            if not last_id.strip().isdigit():
+                raise TableError(f"Last-Event-ID must be an event seq (a whole number), not {last_id[:40]!r}")
+            after = int(last_id)
+            if after > table.version:
+                raise TableError(f"Last-Event-ID {after} is beyond the table's version {table.version}")
+    except TableError as exc:
+        await _send_error(send, STATUS_OF_KIND.get(exc.kind, 400), error_body(exc.kind, exc.message, **exc.extra))
+        return
+
+    sub = _Subscription(config.stream_queue)
+    table.listeners.add(sub)
+    try:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")],
+            }
+        )
+        # nothing is awaited between subscribing and reading the backlog: no event can slip between
+        if after is None:
+            if spectator:
+                sent = tables.spectator_horizon(table_id)
+                first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
+                chunks = [_message("snapshot", first, sent)]
+                chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
+            else:
+                view = tables.view(table_id, viewer)
+                sent = view.version
+                chunks = [_message("snapshot", view, sent)]
+        else:
+            items = tables.items(table_id, viewer, after)
+            chunks = [_message(i.event["type"], i, i.seq) for i in items]
+            sent = items[-1].seq if items else after
+        await _write(send, b"".join(chunks) if chunks else b": resumed\n\n", config.write_timeout)
+        disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        try:
+            while not disconnected.done():
+                getter = asyncio.ensure_future(sub.queue.get())
+                done, _ = await asyncio.wait({getter, disconnected}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    if disconnected.done():
+                        break
+                    await _write(send, b": keep-alive\n\n", config.write_timeout)
+                    continue
+                if sub.dropped:
+                    break
+                while not sub.queue.empty():
+                    sub.queue.get_nowait()
+                items = tables.items(table_id, viewer, sent)
+                if items:
+                    await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
+                    sent = items[-1].seq
+                if table.game.state.game_over and (not spectator or sent >= table.version):
+                    break
+        finally:
+            disconnected.cancel()
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except (asyncio.TimeoutError, OSError):
+        # a client that stopped reading: returning with the response unfinished makes the
+        # server close the connection
+        sub.dropped = True
+    finally:
+        table.listeners.discard(sub)
+
+
+async def _write(send, body: bytes, timeout: float) -> None:
+    await asyncio.wait_for(send({"type": "http.response.body", "body": body, "more_body": True}), timeout)
+
+
+async def _wait_disconnect(receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
