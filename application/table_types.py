@@ -96,3 +96,9 @@ class StaleVersion(TableError):
 
 class TableOver(TableError):
     kind = "gone"
+
+
+class StillInPlay(TableError):
+    """Replay and audit of a game open when it has ended."""
+
+    kind = "conflict"

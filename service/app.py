@@ -28,7 +28,7 @@ from litestar.handlers import asgi
 from litestar.openapi import OpenAPIConfig
 from litestar.types import Receive, Scope, Send
 
-from ..application.table_types import CommandResult, CreatedTable, SeatView, TableError, TableSettings
+from ..application.table_types import CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
 from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
@@ -139,7 +139,7 @@ def _ended_events(request: Request, game_id: str) -> list:
 
     events = request.app.state.tables.store.read(game_id)
     if not events or type(events[-1]) is not GameEnded:
-        raise TableError(f"game {game_id} is still in play: replay and audit open when it has ended", current_version=len(events))
+        raise StillInPlay(f"game {game_id} is still in play: replay and audit open when it has ended", current_version=len(events))
     return events
 
 
