@@ -24,15 +24,14 @@ from typing import Any, AsyncIterator
 import msgspec
 from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
-from litestar.handlers import asgi
 from litestar.openapi import OpenAPIConfig
-from litestar.types import Receive, Scope, Send
+from litestar.types import ASGIApp
 
-from ..application.table_types import CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
+from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
 from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
-from .streams import serve_stream
+from .streams import last_event_id, stream_app
 
 
 @dataclass
@@ -124,14 +123,21 @@ async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
     return response
 
 
-@asgi("/tables/{table_id:str}/events", copy_scope=True)
-async def seat_events(scope: Scope, receive: Receive, send: Send) -> None:
-    await serve_stream(scope, receive, send, spectator=False)
+@get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
+async def seat_events(table_id: str, request: Request) -> ASGIApp:
+    seat = _seat(request, table_id)
+    if seat == HOST:
+        raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
+    tables = _tables(request)
+    after = last_event_id(request.headers, tables.table(table_id).version)
+    return stream_app(tables, request.app.state.config, table_id, seat, after)
 
 
-@asgi("/tables/{table_id:str}/spectate", copy_scope=True)
-async def spectator_events(scope: Scope, receive: Receive, send: Send) -> None:
-    await serve_stream(scope, receive, send, spectator=True)
+@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
+async def spectator_events(table_id: str, request: Request) -> ASGIApp:
+    tables = _tables(request)
+    after = last_event_id(request.headers, tables.spectator_horizon(table_id))
+    return stream_app(tables, request.app.state.config, table_id, SPECTATOR, after)
 
 
 def _ended_events(request: Request, game_id: str) -> list:

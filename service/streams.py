@@ -13,8 +13,8 @@ they belong to has ended.
 
 Bounded resources: each stream has a bounded queue; a client that stops
 reading (its queue overflows, or a write does not complete within
-``write_timeout``) is dropped.  These are raw ASGI handlers so the server
-controls every write.
+``write_timeout``) is dropped.  The route checks the token and answers errors
+as JSON; the stream itself is an ASGI app, so the server controls every write.
 """
 
 from __future__ import annotations
@@ -24,9 +24,7 @@ from typing import Any
 
 import msgspec
 
-from ..application.table_types import HOST, SPECTATOR, Forbidden, TableError
-from .auth import bearer_token
-from .errors import STATUS_OF_KIND, error_body
+from ..application.table_types import SPECTATOR, TableError
 
 _enc = msgspec.json.Encoder()
 
@@ -34,12 +32,6 @@ _enc = msgspec.json.Encoder()
 def _message(event: str, data: Any, id: int | None = None) -> bytes:
     head = f"id: {id}\n" if id is not None else ""
     return f"{head}event: {event}\n".encode() + b"data: " + _enc.encode(data) + b"\n\n"
-
-
-async def _send_error(send, status: int, body: dict) -> None:
-    payload = _enc.encode(body)
-    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]})
-    await send({"type": "http.response.body", "body": payload})
 
 
 class _Subscription:
@@ -58,33 +50,32 @@ class _Subscription:
             self.dropped = True
 
 
-async def serve_stream(scope, receive, send, *, spectator: bool) -> None:
-    state = scope["app"].state
-    tables, config = state.tables, state.config
-    table_id = scope["path_params"]["table_id"]
-    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-    try:
-        table = tables.table(table_id)
-        if spectator:
-            viewer = SPECTATOR
-        else:
-            token = bearer_token(headers, table_id)
-            viewer = tables.seat_of(table_id, token)
-            state.limiter.check(token)
-            if viewer == HOST:
-                raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
-        last_id = headers.get("last-event-id")
-        after = None
-        if last_id is not None:
-            if not last_id.strip().isdigit():
-                raise TableError(f"Last-Event-ID must be an event seq (a whole number), not {last_id[:40]!r}")
-            after = int(last_id)
-            if after > table.version:
-                raise TableError(f"Last-Event-ID {after} is beyond the table's version {table.version}")
-    except TableError as exc:
-        await _send_error(send, STATUS_OF_KIND.get(exc.kind, 400), error_body(exc.kind, exc.message, **exc.extra))
-        return
+def last_event_id(headers, version: int) -> int | None:
+    """The seq a resuming client saw last (``Last-Event-ID``), or ``None`` for a fresh stream."""
+    last_id = headers.get("last-event-id")
+    if last_id is None:
+        return None
+    if not last_id.strip().isdigit():
+        raise TableError(f"Last-Event-ID must be an event seq (a whole number), not {last_id[:40]!r}")
+    after = int(last_id)
+    if after > version:
+        raise TableError(f"Last-Event-ID {after} is beyond the table's version {version}")
+    return after
 
+
+def stream_app(tables, config, table_id: str, viewer: str, after: int | None):
+    """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
+    fresh (``after`` None) or resumed after seq ``after``; auth is checked before it is made."""
+
+    async def app(scope, receive, send) -> None:
+        await _stream(tables, config, table_id, viewer, after, receive, send)
+
+    return app
+
+
+async def _stream(tables, config, table_id: str, viewer: str, after: int | None, receive, send) -> None:
+    spectator = viewer == SPECTATOR
+    table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
     try:

@@ -88,12 +88,24 @@ def start_server(tmp_path: Path) -> Iterator:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
+def start_module_server(tmp_path_factory) -> Iterator:
+    servers: list[Server] = []
+
+    def start(*args: str) -> Server:
+        d = tmp_path_factory.mktemp("served")
+        s = Server(d / "served.db", d, *args)
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def server(start_module_server) -> Server:
     """One server per test module (starting one costs about a second)."""
-    d = tmp_path_factory.mktemp("served")
-    s = Server(d / "served.db", d)
-    yield s
-    s.stop()
+    return start_module_server()
 
 
 class Client:
@@ -118,7 +130,7 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client(server) -> Client:
     return Client(server.url)
 

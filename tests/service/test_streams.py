@@ -1,0 +1,131 @@
+"""The per-seat event stream and the spectators' stream (Server-Sent Events)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tonk.storage import EventStore
+
+from .conftest import Client, auth, command_body, play_until_over
+from .sse import SSE
+
+
+@pytest.fixture(scope="module")
+def server(start_module_server):
+    return start_module_server("--keepalive", "0.3")
+
+
+def records(server, gid):
+    with EventStore.open(server.db) as store:
+        return list(store.records(gid))
+
+
+def play_some(client: Client, created: dict, n: int, rng: random.Random) -> None:
+    for _ in range(n):
+        for seat, tok in created["tokens"].items():
+            v = client.view(created["table"], tok).json()
+            if v["legal"]:
+                r = client.act(created["table"], tok, command_body(rng.choice(v["legal"]), v["version"]))
+                assert r.status_code == 200, r.text
+                break
+
+
+def test_a_seat_stream_starts_with_a_snapshot_then_every_event_with_its_chain_hash(server, client: Client):
+    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    gid = created["table"]
+    s = SSE(f"{server.url}/tables/{gid}/events", auth(created["tokens"]["ann"]))
+    assert s.status == 200
+    s.wait_for(lambda s: s.messages)
+    snap = s.messages[0]
+    assert snap["event"] == "snapshot" and snap["data"]["seat"] == "ann"
+    start = snap["data"]["version"]
+    assert snap["id"] == str(start)
+    play_until_over(client, created, random.Random(11))
+    stored = records(server, gid)
+    s.wait_for(lambda s: s.ended or (s.events() and s.events()[-1]["data"]["seq"] == len(stored)))
+    evs = s.events()
+    assert [m["data"]["seq"] for m in evs] == list(range(start + 1, len(stored) + 1))
+    for m in evs:
+        rec = stored[m["data"]["seq"] - 1]
+        assert m["id"] == str(rec.seq) and m["event"] == rec.type and m["data"]["hash"] == rec.hash
+    ended = [m for m in evs if m["event"] == "hand_ended"]
+    assert ended and all(m["data"]["deal"]["salt"] and m["data"]["deal"]["deck"] for m in ended)
+    s.close()
+
+
+def test_last_event_id_resumes_without_gap_or_duplicate(server, client: Client):
+    created = client.create(seats=["ann", "bob"])  # no hand limit: the game goes on
+    gid = created["table"]
+    rng = random.Random(2)
+    play_some(client, created, 6, rng)
+    first = SSE(f"{server.url}/tables/{gid}/events", {**auth(created["tokens"]["bob"]), "Last-Event-ID": "1"})
+    total = len(records(server, gid))
+    first.wait_for(lambda s: s.messages and s.messages[-1]["data"]["seq"] == total)
+    assert [m["data"]["seq"] for m in first.messages] == list(range(2, total + 1))  # no snapshot on resume
+    first.close()
+    last_seen = int(first.messages[-1]["id"])
+    play_some(client, created, 6, rng)
+    resumed = SSE(f"{server.url}/tables/{gid}/events", {**auth(created["tokens"]["bob"]), "Last-Event-ID": str(last_seen)})
+    total = len(records(server, gid))
+    resumed.wait_for(lambda s: s.messages and s.messages[-1]["data"]["seq"] == total)
+    seqs = [m["data"]["seq"] for m in first.messages + resumed.messages]
+    assert seqs == list(range(2, total + 1))
+    resumed.close()
+
+
+def test_a_quiet_stream_gets_keep_alive_comments(server, client: Client):
+    created = client.create(seats=["ann", "bob"])
+    s = SSE(f"{server.url}/tables/{created['table']}/events", auth(created["tokens"]["ann"]))
+    s.wait_for(lambda s: len(s.comments) >= 3, timeout=10)
+    assert all(c == ": keep-alive" for _, c in s.comments)
+    s.close()
+
+
+def test_the_stream_checks_the_token_and_takes_the_session_cookie(server, client: Client):
+    created = client.create(seats=["ann", "bob"])
+    gid = created["table"]
+    for headers in ({}, auth("wrong"), auth(created["host_token"])):
+        s = SSE(f"{server.url}/tables/{gid}/events", headers)
+        assert s.status in (401, 403), s.status
+        assert b'"error"' in s.body
+    r = client.http.post(f"/tables/{gid}/session", headers=auth(created["tokens"]["bob"]))
+    assert r.status_code == 200
+    cookie = r.headers["set-cookie"]
+    assert "HttpOnly" in cookie and f"Path=/tables/{gid}" in cookie and "samesite=strict" in cookie.lower()
+    name_value = cookie.split(";")[0]
+    s = SSE(f"{server.url}/tables/{gid}/events", {"Cookie": name_value})
+    s.wait_for(lambda s: s.messages)
+    assert s.messages[0]["data"]["seat"] == "bob"
+    s.close()
+    bad = SSE(f"{server.url}/tables/{gid}/events", {"Last-Event-ID": "x", **auth(created["tokens"]["bob"])})
+    assert bad.status == 400 and b"Last-Event-ID" in bad.body
+
+
+def test_spectators_see_no_hidden_card_and_only_hands_that_have_ended(server, client: Client):
+    created = client.create(seats=["ann", "bob"], hand_limit=2)
+    gid = created["table"]
+    s = SSE(f"{server.url}/tables/{gid}/spectate")
+    s.wait_for(lambda s: s.messages)
+    assert s.messages[0]["event"] == "snapshot"
+    assert all(m["event"] in ("snapshot", "game_started") for m in s.messages)  # the first hand is in play
+    rng = random.Random(9)
+    with EventStore.open(server.db) as store:
+        while store.read(gid)[-1].__class__.__name__ != "GameEnded":
+            hands_ended = sum(type(e).__name__ == "HandEnded" for e in store.read(gid))
+            play_some(client, created, 1, rng)
+            if hands_ended == 0:
+                assert all(m["event"] in ("snapshot", "game_started") for m in s.messages)
+        events = store.read(gid)
+    s.wait_for(lambda s: s.ended)
+    seen = s.events()
+    assert [m["data"]["seq"] for m in seen] == list(range(1, len(events) + 1))
+    for m in seen:
+        ev = m["data"]["event"]
+        if ev["type"] == "hand_dealt":
+            assert ev["deck"] == [] and "salt" not in ev
+            assert all(set(h) == {"??"} for h in ev["hands"].values())
+            assert set(ev["stock"]) == {"??"}
+        if ev["type"] == "card_drawn" and ev["source"] == "stock":
+            assert ev["card"] == "??"
