@@ -1,0 +1,120 @@
+"""No response and no streamed event of any seat reveals another seat's hidden cards, the
+stock order or the deal's salt before the hand ends; tokens are never logged or stored."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+
+from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, HandEnded, SpreadLaid
+from tonk.core.views import visible_cards
+from tonk.storage import EventStore
+
+from .conftest import Client, command_body, play_until_over
+from .sse import SSE
+
+
+def secrets_at(events: list, version: int, seat: str) -> tuple[set[str], set[str]]:
+    """(cards ``seat`` may not know of, texts it may not see) after ``version`` events: the
+    stock and the other hands, less every card that was ever in the open this hand."""
+    hidden: set[str] = set()
+    public: set[str] = set()
+    words: set[str] = set()
+    dealt = None
+    for e in events[:version]:
+        t = type(e)
+        if t is HandDealt:
+            dealt, public = e, set(e.hands[seat]) | set(e.discard[:1])
+            hidden = set(e.stock) | {c for p, h in e.hands.items() if p != seat for c in h} | set(e.discard[1:])
+        elif t is CardDrawn and e.player == seat:
+            public.add(e.card)
+        elif t is CardDrawn and e.source == "discard":
+            public.add(e.card)
+        elif t in (CardDiscarded, CardHit):
+            public.add(e.card)
+        elif t is SpreadLaid:
+            public |= set(e.cards)
+        elif t is HandEnded:
+            hidden, dealt = set(), None
+    if dealt is not None:
+        words = {dealt.salt, " ".join(dealt.deck)}
+    return hidden - public, words
+
+
+def check(text: str, data, events: list, version: int, seat: str, where: str) -> None:
+    hidden, words = secrets_at(events, version, seat)
+    leaked = visible_cards(data) & hidden
+    assert not leaked, f"{where}: {seat} was shown {sorted(leaked)} at version {version}"
+    for w in words:
+        assert w not in text, f"{where}: {seat} was shown the salt or the deck order"
+
+
+def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, client: Client):
+    rng = random.Random(42)
+    seen: list[tuple[str, int | None, str]] = []  # (seat, version known to be current, response text)
+    tables = []
+    for seats, bots in ((["ann", "bob", "cy"], {}), (["ann", "bob", "cy"], {"cy": "greedy"}), (["ann", "bob"], {})):
+        created = client.create(seats=seats, bots=bots, hand_limit=6)
+        streams = {s: SSE(f"{server.url}/tables/{created['table']}/events", {"Authorization": f"Bearer {t}"}) for s, t in created["tokens"].items()}
+        last_version = {"v": created["version"]}
+
+        def on_response(seat, r, created=created, last_version=last_version):
+            body = r.json()
+            v = body.get("version")
+            if r.status_code == 200 and "events" in body:
+                for item in body["events"]:
+                    seen.append((created["table"], seat, item["seq"], json.dumps(item)))
+            else:
+                seen.append((created["table"], seat, v if isinstance(v, int) else last_version["v"], r.text))
+            if isinstance(v, int) and "view" in body:
+                last_version["v"] = v
+            # now and then a wrong move, so that error bodies are checked too
+            if rng.random() < 0.1 and "view" in body:
+                tok = created["tokens"][seat]
+                card = rng.choice([c for c in ("AS", "10H", "KD", "5C", "7S") if c not in body["view"]["hand"]])
+                bad = {"action": "discard", "card": card, "version": v, "command_id": uuid.uuid4().hex}
+                er = client.act(created["table"], tok, bad)
+                assert er.status_code in (409, 410, 422), er.text
+                seen.append((created["table"], seat, v, er.text))
+
+        play_until_over(client, created, rng, on_response)
+        tables.append((created, streams))
+
+    with EventStore.open(server.db) as store:
+        logs = {created["table"]: store.read(created["table"]) for created, _ in tables}
+    for created, streams in tables:
+        gid = created["table"]
+        for seat, s in streams.items():
+            s.wait_for(lambda s: s.ended)
+            for m in s.messages:
+                version = m["data"]["version"] if m["event"] == "snapshot" else m["data"]["seq"]
+                seen.append((gid, seat, version, json.dumps(m["data"])))
+            s.close()
+    checked = 0
+    for gid, seat, version, text in seen:
+        data = json.loads(text)
+        if isinstance(data, dict):
+            # an ended hand is open to all (its deal in full with a hand_ended, and the last
+            # ended hand in a view): only what is left is checked
+            data = {k: v for k, v in data.items() if k not in ("deal", "last_hand")}
+            text = json.dumps(data)
+        check(text, data, logs[gid], version, seat, f"table {gid}")
+        checked += 1
+    hands = sum(type(e) is HandEnded for log in logs.values() for e in log)
+    assert hands == 18 and checked > 300
+
+
+def test_tokens_are_never_logged_nor_stored(server, client: Client):
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    tok = created["tokens"]["ann"]
+    client.http.get(f"/tables/{created['table']}/view", params={"token": tok})  # a token put in a URL
+    play_until_over(client, created, random.Random(1))
+    secrets = [*created["tokens"].values(), created["host_token"]]
+    log = server.log()
+    assert "/view" in log and "GET" in log
+    raw = b"".join(p.read_bytes() for p in server.db.parent.glob(server.db.name + "*"))
+    for t in secrets:
+        assert t not in log
+        assert t.encode() not in raw
+
