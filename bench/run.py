@@ -33,6 +33,9 @@ two sides alternating, best of ``repeat`` each.  What is measured:
    high-water mark (``VmHWM``; ``ru_maxrss`` is kept too, but on Linux it
    also counts the parent's size at the fork).
 7. ``startup``: wall time of ``tonk --help``.
+8. ``service``: 50 tables of HTTP clients against ``tonk serve`` against the same
+   server's bare JSON endpoint (``bench/bench_service.py``).  Targets: ratio 0.25,
+   p99 100 ms.
 """
 
 from __future__ import annotations
@@ -488,6 +491,10 @@ def table(results: dict) -> str:
         rows.append(("5 audit (rules + hash chain)", f"{_fmt(au['tonk_events_per_s'])} vs raw {_fmt(au['raw_events_per_s'])} events/s", f"ratio {au['ratio']:.2f} (target 0.2: {'met' if au['met'] else 'NOT met'})"))
         c = au["tonk_audit_cli_path"]
         rows.append(("5 audit, tonk audit's per-game path", f"{_fmt(c['tonk_events_per_s'])} events/s", f"ratio {c['ratio']:.2f}"))
+    sv = results.get("service")
+    if sv:
+        s_, b_ = sv["service"], sv["bare"]
+        rows.append(("8 service, 50 tables over HTTP", f"{_fmt(s_['commands_per_s'])} commands/s, {_fmt(s_['requests_per_s'])} req/s, p99 {s_['p99_ms']} ms", f"ratio {sv['ratio_to_bare']:.2f} to bare {_fmt(b_['requests_per_s'])} req/s (targets 0.25, p99 100 ms: {'met' if sv['met'] else 'NOT met'}); audit clean: {sv['clean']}"))
     mem = results.get("audit_memory")
     if mem:
         sizes = [k for k in mem if k.isdigit()]
@@ -503,7 +510,7 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
-BENCHES = ("playouts", "append", "replay_audit", "memory", "startup")
+BENCHES = ("playouts", "append", "replay_audit", "memory", "startup", "service")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -547,6 +554,10 @@ def main(argv: list[str] | None = None) -> int:
             del games
         if "startup" in only:
             results["startup"] = bench_startup(size)
+        if "service" in only:  # needs the extra 'serve' (make install sets it up)
+            from .bench_service import measure as measure_service
+
+            results["service"] = measure_service(tables=50, hands=4, seconds=5.0 if mode == "quick" else 20.0)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

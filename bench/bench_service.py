@@ -1,0 +1,200 @@
+"""The service benchmark: N tables of HTTP clients playing against a real ``tonk serve``.
+
+    .venv/bin/python -m bench.bench_service [--tables 50] [--hands 4] [--seconds 20]
+    .venv/bin/python -m bench.run --only service
+
+A fresh store, one ``tonk serve`` process on a free loopback port (access log
+off, no rate limit), and in this process one asyncio task per table: each
+table has two human seats and a random bot; the task reads the view of the
+seat to act and posts a random legal action, hand after hand.  Every request's
+latency is recorded.  Side by side, the same number of tasks hit the same
+server's bare JSON endpoint (``GET /ping``) for the same time: the ceiling of
+the framework, server and client on this machine.  Afterwards every game is
+audited (``tonk audit --all --json``) and every command acknowledged over HTTP
+is checked to be in the store exactly once.
+
+Targets (issue 12): at least 0.25 of the bare endpoint's requests/s, p99 at
+most 100 ms at 50 tables, on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+TONK = str(Path(sys.executable).with_name("tonk"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+
+
+def _lat(values: list[float]) -> dict[str, float]:
+    return {f"p{p}_ms": round(1000 * _pct(values, p), 2) for p in (50, 95, 99)}
+
+
+async def _play_table(http: httpx.AsyncClient, created: dict, rng: random.Random, lat: list[float], acked: list[str], stop: float) -> int:
+    table, tokens = created["table"], created["tokens"]
+    commands = 0
+    seat = next(iter(tokens))
+    while time.perf_counter() < stop:
+        t0 = time.perf_counter()
+        r = await http.get(f"/tables/{table}/view", headers={"Authorization": f"Bearer {tokens[seat]}"})
+        lat.append(time.perf_counter() - t0)
+        view = r.json()
+        if view["status"] == "ended":
+            return commands
+        to_act = view["view"]["to_act"]
+        if to_act != seat:
+            seat = to_act
+            continue
+        action = {k: v for k, v in rng.choice(view["legal"]).items() if k != "player" and v not in ({}, None)}
+        cid = uuid.uuid4().hex
+        t0 = time.perf_counter()
+        r = await http.post(f"/tables/{table}/commands", headers={"Authorization": f"Bearer {tokens[seat]}"}, json={**action, "version": view["version"], "command_id": cid})
+        lat.append(time.perf_counter() - t0)
+        if r.status_code != 200:
+            raise RuntimeError(f"command refused: {r.status_code} {r.text}")
+        acked.append(cid)
+        commands += 1
+    return commands
+
+
+async def _bare(http: httpx.AsyncClient, lat: list[float], stop: float) -> None:
+    while time.perf_counter() < stop:
+        t0 = time.perf_counter()
+        r = await http.get("/ping")
+        lat.append(time.perf_counter() - t0)
+        r.raise_for_status()
+
+
+async def _run(url: str, tables: int, hands: int, seconds: float) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=tables + 10, max_keepalive_connections=tables + 10)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=60) as http:
+        created = []
+        for _ in range(tables):
+            r = await http.post("/tables", json={"seats": ["north", "east", "south"], "bots": {"south": "random"}, "hand_limit": hands})
+            created.append(r.json())
+        # the ceiling first, then the tables, the same number of tasks for the same time
+        bare_lat: list[float] = []
+        t0 = time.perf_counter()
+        await asyncio.gather(*(_bare(http, bare_lat, t0 + seconds) for _ in range(tables)))
+        bare_s = time.perf_counter() - t0
+        lat: list[float] = []
+        acked: list[str] = []
+        t0 = time.perf_counter()
+        counts = await asyncio.gather(*(_play_table(http, c, random.Random(i), lat, acked, t0 + seconds) for i, c in enumerate(created)))
+        play_s = time.perf_counter() - t0
+    return {
+        "tables": tables,
+        "bare": {"requests": len(bare_lat), "seconds": round(bare_s, 2), "requests_per_s": round(len(bare_lat) / bare_s, 1), **_lat(bare_lat)},
+        "service": {
+            "requests": len(lat),
+            "commands": sum(counts),
+            "seconds": round(play_s, 2),
+            "requests_per_s": round(len(lat) / play_s, 1),
+            "commands_per_s": round(sum(counts) / play_s, 1),
+            **_lat(lat),
+        },
+        "tables_ended": None,
+        "_acked": acked,
+        "_ids": [c["table"] for c in created],
+    }
+
+
+def _check_store(db: Path, acked: list[str], ids: list[str]) -> dict[str, Any]:
+    audit = subprocess.run([TONK, "--db", str(db), "audit", *ids, "--json"], capture_output=True, text=True)
+    summary = json.loads(audit.stdout)["summary"]
+    conn = sqlite3.connect(db)
+    stored = {}
+    for cid, n in conn.execute("SELECT command_id, count(DISTINCT game_id) FROM events WHERE command_id <> '' GROUP BY command_id"):
+        stored[cid] = n
+    ended = conn.execute("SELECT count(*) FROM games WHERE status = 'ended'").fetchone()[0]
+    conn.close()
+    lost = [c for c in acked if c not in stored]
+    doubled = [c for c, n in stored.items() if n != 1] + [c for c in set(acked) if acked.count(c) > 1]
+    unacked = [c for c in stored if c not in set(acked)]
+    return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended}
+
+
+def measure(tables: int = 50, hands: int = 4, seconds: float = 20.0) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="tonk-bench-service-") as tmp:
+        db = Path(tmp) / "served.db"
+        port = _free_port()
+        log = open(Path(tmp) / "serve.log", "wb")
+        proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", "--no-access-log"], stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(url + "/ping", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise RuntimeError("tonk serve did not start") from None
+                    time.sleep(0.1)
+            result = asyncio.run(_run(url, tables, hands, seconds))
+        finally:
+            proc.terminate()
+            proc.wait(20)
+            log.close()
+        acked, ids = result.pop("_acked"), result.pop("_ids")
+        result["store"] = _check_store(db, acked, ids)
+    result.pop("tables_ended")
+    s, b = result["service"], result["bare"]
+    result["ratio_to_bare"] = round(s["requests_per_s"] / b["requests_per_s"], 3)
+    result["targets"] = {"ratio_to_bare": 0.25, "p99_ms": 100}
+    result["met"] = result["ratio_to_bare"] >= 0.25 and s["p99_ms"] <= 100
+    st = result["store"]
+    result["clean"] = st["audit"]["clean"] == st["audit"]["games"] == tables and st["lost"] == 0 and st["duplicated"] == 0
+    return result
+
+
+def lines(r: dict[str, Any]) -> list[str]:
+    s, b = r["service"], r["bare"]
+    return [
+        f"service: {r['tables']} tables, {s['commands']} commands in {s['seconds']} s: {s['commands_per_s']} commands/s, "
+        f"{s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
+        f"bare /ping: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
+        f"ratio {r['ratio_to_bare']} (target 0.25), p99 target 100 ms: {'met' if r['met'] else 'NOT met'}",
+        f"store: audit {r['store']['audit']}, lost {r['store']['lost']}, duplicated {r['store']['duplicated']}, games ended {r['store']['games_ended']}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.bench_service")
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--hands", type=int, default=4)
+    p.add_argument("--seconds", type=float, default=20.0)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    r = measure(a.tables, a.hands, a.seconds)
+    print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
+    return 0 if r["clean"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
