@@ -129,3 +129,42 @@ def test_spectators_see_no_hidden_card_and_only_hands_that_have_ended(server, cl
             assert set(ev["stock"]) == {"??"}
         if ev["type"] == "card_drawn" and ev["source"] == "stock":
             assert ev["card"] == "??"
+
+
+
+def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
+    """The server side of a client that stopped reading: a write that does not complete in
+    ``write_timeout`` ends the stream and its subscription.  (End to end over loopback the
+    kernel buffers several MB before a write stalls; here the ASGI ``send`` stalls at once.)"""
+    import asyncio
+    import time
+
+    from tonk.application.table_types import TableSettings
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    async def scenario():
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            created = tables.create(TableSettings(seats=["ann", "bob"]))
+            table = tables.table(created.table)
+            sent: list[dict] = []
+
+            async def stalled_send(message):
+                sent.append(message)
+                if message.get("type") == "http.response.body":
+                    await asyncio.sleep(3600)  # the client never takes the bytes
+
+            async def receive():
+                await asyncio.sleep(3600)
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(write_timeout=0.3), created.table, "ann", None)
+            t0 = time.monotonic()
+            await asyncio.wait_for(app({}, receive, stalled_send), 5)
+            return time.monotonic() - t0, table.listeners, sent
+
+    took, listeners, sent = asyncio.run(scenario())
+    assert took < 2 and not listeners
+    assert sent[0]["status"] == 200 and not any(m.get("more_body") is False for m in sent)  # left unfinished: the server closes it
