@@ -1,0 +1,36 @@
+"""``tonk serve`` without the extra 'serve', and on a file that is not a store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+RUN = """
+import sys
+sys.modules['litestar'] = None  # as if the extra 'serve' were not installed
+sys.argv = ['tonk', '--db', sys.argv[1], 'serve']
+from tonk.cli.app import main
+main()
+"""
+
+
+def test_serve_without_the_extra_says_what_to_install(tmp_path):
+    p = subprocess.run([sys.executable, "-c", RUN, str(tmp_path / "x.db")], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stderr.strip() == "error: tonk serve needs the extra 'serve': pip install 'tonk[serve]'"
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_serve_refuses_a_file_that_is_not_a_store(tmp_path, runner, clean_failure):
+    from tonk.cli.app import app
+
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello")
+    result = runner.invoke(app, ["--db", str(bad), "serve", "--port", "0"])
+    clean_failure(result, 2, "not a tonk store")
+    assert bad.read_text() == "hello"
+
+
+def test_help_does_not_import_the_web_framework():
+    p = subprocess.run([sys.executable, "-c", "import sys\nfrom tonk.cli.app import app\nprint('litestar' in sys.modules, 'uvicorn' in sys.modules)"], capture_output=True, text=True)
+    assert p.stdout.strip() == "False False"
