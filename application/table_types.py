@@ -58,7 +58,7 @@ class SeatView(msgspec.Struct, frozen=True):
 
 
 class CommandResult(msgspec.Struct, frozen=True):
-    """A command applied: the version after its own events and those events as the seat saw them.
+    """A command applied: its events, the bots' turns and the deal that followed it in the same append, as the seat saw them, and the version after them.
     A retried command id gets exactly this answer again."""
 
     table: str

@@ -1,10 +1,10 @@
 """Running tables: the engine and the event store combined for people playing over a network.
 
 A table is a game.  A seat's command goes through the same ``decide`` as
-every other game, is appended to the store with the version the seat saw
-and the seat's command id (so a retry is never applied twice), and the
-seats that bots play (``greedy``/``random``) are played here, by the server,
-until a human seat is to act.  Hand follows hand until the hand limit or the
+every other game; the seats that bots play (``greedy``/``random``) are then
+played here, by the server, until a human seat is to act; and all of it is
+appended to the store in one transaction with the version the seat saw and
+the seat's command id (so a retry is never applied twice).  Hand follows hand until the hand limit or the
 host closes the table.  Every deal is shuffled from the OS CSPRNG and
 committed with a secret salt (``core.commitment``).
 
@@ -23,7 +23,8 @@ import random
 import secrets
 import time
 import uuid
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import msgspec
 
@@ -83,6 +84,7 @@ class Table:
         self.rng = random.SystemRandom()
         self.turn_started = time.monotonic()
         self.listeners: set[Listener] = set()
+        self.pending: list[Event] = []  # applied to the cache, not yet stored (one request's batch)
 
     @property
     def id(self) -> str:
@@ -123,9 +125,10 @@ class Tables:
         host_token = secrets.token_urlsafe(32)
         self.seats.register(game.game_id, msgspec.to_builtins(settings), {**tokens, HOST: host_token})
         table = Table(Game(ruleset), settings, [], {}, False)
-        self._append(table, list(game.events), "")
+        with self._batch(table, ""):
+            self._stage(table, list(game.events))
+            self._advance(table)
         self._cache[table.id] = table
-        self._advance(table)
         return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token)
 
     # --- finding and loading -----------------------------------------------------------
@@ -151,8 +154,9 @@ class Tables:
                 command_seqs[r.command_id] = (first, r.seq)
         ruleset = ruleset_from_spec(events[0].ruleset)
         table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
+        with self._batch(table, ""):
+            self._advance(table)  # a store written by an older server, or a crash between batches
         self._cache[table_id] = table
-        self._advance(table)  # a server stopped between a human's append and the bots' turns
         return table
 
     def table_ids(self) -> list[str]:
@@ -232,11 +236,11 @@ class Tables:
             raise TableError(str(exc)) from None
         events = decide(table.game.state, command, table.game.ruleset)
         first = table.version + 1
-        self._append(table, events, command_id)
-        table.turn_started = self.clock()
-        result = self._result(table, seat, command_id, (first, table.version))
-        self._advance(table)
-        return result
+        with self._batch(table, command_id):  # the command, the bots' turns after it, the next deal: one append
+            self._stage(table, events)
+            table.turn_started = self.clock()
+            self._advance(table)
+        return self._result(table, seat, command_id, (first, table.version))
 
     def close(self, table_id: str, seat: str) -> SeatView | dict[str, Any]:
         """The host closes the table: the game ends when the hand in play has ended."""
@@ -246,7 +250,8 @@ class Tables:
         if not table.closing:
             self.seats.mark_closed(table_id)
             table.closing = True
-        self._advance(table)
+        with self._batch(table, ""):
+            self._advance(table)
         return {"table": table.id, "status": table.status, "version": table.version}
 
     def expire_turns(self) -> int:
@@ -260,9 +265,10 @@ class Tables:
             if not limit or not state.in_hand or state.to_act in table.bots:
                 continue
             if now - table.turn_started >= limit:
-                self._play_turn_for(table, state.to_act)
-                table.turn_started = self.clock()
-                self._advance(table)
+                with self._batch(table, ""):
+                    self._play_turn_for(table, state.to_act)
+                    table.turn_started = self.clock()
+                    self._advance(table)
                 played += 1
         return played
 
@@ -276,22 +282,34 @@ class Tables:
             events=[msgspec.to_builtins(self.item(table, s, seat)) for s in range(first, last + 1)],
         )
 
-    def _append(self, table: Table, events: list[Event], command_id: str) -> None:
-        """Append to the store with the expected version, then to the cache, then tell listeners."""
-        if not events:
-            return
-        before = table.version
-        try:
-            self.store.append(table.game.game_id or events[0].game_id, events, expected_version=before, command_id=command_id or None)
-        except ConcurrencyError:
-            # another writer changed the game: drop the cache, the store is the truth
-            self._cache.pop(table.id, None)
-            raise StaleVersion("the table changed under this command; read it again", current_version=self.store.version(table.id))
+    def _stage(self, table: Table, events: list[Event]) -> None:
+        """Apply events to the cached fold and keep them for the batch's one append."""
         prev = table.hashes[-1] if table.hashes else GENESIS
         for e in events:
             prev = link_hash(prev, encode(e))
             table.hashes.append(prev)
             table.game._apply(e)
+        table.pending.extend(events)
+
+    @contextmanager
+    def _batch(self, table: Table, command_id: str) -> Iterator[None]:
+        """Everything staged inside is stored in one append (one transaction) with the expected
+        version and ``command_id``, then the listeners are told.  On any failure the cached table
+        is dropped: the store stays the truth, and the next request folds it again."""
+        before = table.version - len(table.pending)
+        try:
+            yield
+            events, table.pending = table.pending, []
+            if not events:
+                return
+            try:
+                self.store.append(table.game.game_id, events, expected_version=before, command_id=command_id or None)
+            except ConcurrencyError:
+                raise StaleVersion("the table changed under this command; read it again", current_version=self.store.version(table.id)) from None
+        except BaseException:
+            self._cache.pop(table.id, None)
+            table.pending = []
+            raise
         if command_id:
             table.command_seqs[command_id] = (before + 1, table.version)
         for listener in list(table.listeners):
@@ -299,7 +317,7 @@ class Tables:
 
     def _deal(self, table: Table) -> None:
         deck = tuple(secure_shuffle(table.game.ruleset.deck))
-        self._append(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset), "")
+        self._stage(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset))
 
     def _play_turn_for(self, table: Table, seat: str) -> None:
         """The greedy bot plays ``seat``'s whole turn (its timer ran out); the turn's first event says so."""
@@ -312,7 +330,7 @@ class Tables:
             if not marked and type(events[0]) in (CardDrawn, Knocked, EmptyStockCalled):
                 events[0] = msgspec.structs.replace(events[0], timed_out=True)
                 marked = True
-            self._append(table, events, "")
+            self._stage(table, events)
 
     def _advance(self, table: Table) -> None:
         """Play the bots' turns, deal the next hand, or end the game, until a human is to act."""
@@ -325,13 +343,13 @@ class Tables:
                     return
                 view = player_view(state, state.to_act) if bot.uses_view else None
                 cmd = bot.choose(view, legal_actions(state, game.ruleset), table.rng)
-                self._append(table, decide(state, cmd, game.ruleset), "")
+                self._stage(table, decide(state, cmd, game.ruleset))
                 table.turn_started = self.clock()
                 continue
             limit = table.settings.hand_limit
             if table.closing or (limit is not None and state.hand_no >= limit):
                 reason = "closed by the host" if table.closing else f"hand limit {limit} reached"
-                self._append(table, [GameEnded(reason=reason, net=dict(state.net))], "")
+                self._stage(table, [GameEnded(reason=reason, net=dict(state.net))])
                 return
             self._deal(table)
             table.turn_started = self.clock()
