@@ -557,7 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         if "service" in only:  # needs the extra 'serve' (make install sets it up)
             from .bench_service import measure as measure_service
 
-            results["service"] = measure_service(tables=50, hands=4, seconds=5.0 if mode == "quick" else 20.0)
+            results["service"] = measure_service(tables=50, hands=10, seconds=5.0 if mode == "quick" else 20.0)
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ def serve_cmd(
     rate: float = typer.Option(50.0, "--rate", min=0, help="Requests per second per seat token (0: no limit)."),
     keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, help="Seconds between keep-alive comments on a quiet stream."),
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, help="Seconds a stream write may take before the client counts as not reading and is dropped."),
+    durable: bool = typer.Option(True, "--durable/--no-durable", help="Commit each request with synchronous=FULL (survives a power cut) or NORMAL (survives a crash of tonk; faster)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
 ) -> None:
     """Serve tables over HTTP: people play from their own machines, bots are played by the server."""
@@ -37,4 +38,4 @@ def serve_cmd(
     except StoreError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"tonk serve: http://{host}:{port} (store {db}; API at /schema)", err=True)
-    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout), host, port, access_log)
+    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout, durable=durable), host, port, access_log)
