@@ -70,3 +70,15 @@ def test_adjudicate_refuses_a_body_that_is_not_json(client: Client):
     r = client.http.post("/adjudicate", content=b"{not json")
     assert r.status_code == 400
     assert "not valid JSON" in r.json()["error"]["message"]
+
+
+def test_the_openapi_document_describes_the_routes_and_bodies(client: Client):
+    r = client.http.get("/schema/openapi.json")
+    assert r.status_code == 200
+    doc = r.json()
+    for path in ("/tables", "/tables/{table_id}/view", "/tables/{table_id}/commands", "/tables/{table_id}/close", "/tables/{table_id}/events", "/games/{game_id}/audit", "/adjudicate"):
+        assert path in doc["paths"], path
+    schemas = doc["components"]["schemas"]
+    assert {"TableSettings", "CommandRequest", "SeatView", "CommandResult", "CreatedTable", "PlayerView"} <= set(schemas)
+    listed = client.http.get("/tables").json()["tables"]
+    assert all({"table", "players", "status", "version"} <= set(t) for t in listed)
