@@ -116,5 +116,27 @@ def audit_verified(game, rulesets: dict | None = None, load_ruleset: RulesetLoad
     return result
 
 
+_SUMMARY_KEY = {"clean": "clean", "findings": "with_findings", "error": "errors"}
+
+
+def new_summary() -> dict[str, int]:
+    """The ``summary`` of an audit's JSON document, before any game (docs/cli-json.md)."""
+    return {"games": 0, "clean": 0, "with_findings": 0, "errors": 0}
+
+
+def count_verdict(summary: dict[str, int], verdict: str) -> None:
+    """Count one game's verdict (``clean``, ``findings`` or ``error``) in ``summary``."""
+    summary["games"] += 1
+    summary[_SUMMARY_KEY[verdict]] += 1
+
+
+def audit_document(store, gid: str) -> dict[str, Any]:
+    """One stored game's audit as the document ``tonk audit GAME_ID --json`` prints."""
+    result = audit_game(store, gid)
+    summary = new_summary()
+    count_verdict(summary, result["verdict"])
+    return {"games": [result], "summary": summary}
+
+
 def _plain(value: Any, msgspec) -> Any:
     return msgspec.to_builtins(value) if value is not None else None

@@ -33,14 +33,15 @@ from ..core.commands import DealHand
 from ..core.commitment import new_salt, secure_shuffle
 from ..core.errors import IllegalAction, SetupError
 from ..core.events import CardDrawn, EmptyStockCalled, Event, GameEnded, HandEnded, Knocked, encode
-from ..core.game import Game, command_from
+from ..core.game import Game, parse_command
 from ..core.legal import legal_actions
-from ..core.ruleset import Ruleset, ruleset_from_spec
+from ..core.names import check_name
 from ..core.turn import decide
 from ..core.views import AUDITOR, event_view, player_view
 from ..storage.chain import GENESIS, link_hash
 from ..storage.seats import SeatStore
 from ..storage.errors import ConcurrencyError
+from .adjudicate import ruleset_loader
 from .table_types import (
     BOT_NAMES,
     HOST,
@@ -57,7 +58,6 @@ from .table_types import (
     UnknownTable,
 )
 
-MAX_SEAT_NAME = 40
 Listener = Callable[["Table", int, list[Event]], None]
 
 
@@ -112,13 +112,14 @@ class Tables:
         self.seats = SeatStore(store)
         self.clock = clock
         self._cache: dict[str, Table] = {}
+        self._load_ruleset = ruleset_loader()  # each (variants, options) built once
 
     # --- creating --------------------------------------------------------------------
     def create(self, settings: TableSettings) -> CreatedTable:
         """Start a table: record the game, deal the first hand, let the bots play up to the
         first human turn.  The seat tokens are returned here and nowhere else."""
         _check_settings(settings)
-        ruleset = Ruleset(settings.variants, settings.options)
+        ruleset = self._load_ruleset(list(settings.variants), dict(settings.options))
         seed = secrets.randbits(63)  # only the cut for the first dealer uses it
         game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()))
         tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots}
@@ -152,7 +153,7 @@ class Tables:
             if r.command_id:
                 first, _ = command_seqs.get(r.command_id, (r.seq, r.seq))
                 command_seqs[r.command_id] = (first, r.seq)
-        ruleset = ruleset_from_spec(events[0].ruleset)
+        ruleset = self._load_ruleset(events[0].ruleset)
         table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
         with self._batch(table, ""):
             self._advance(table)  # a store written by an older server, or a crash between batches
@@ -229,7 +230,7 @@ class Tables:
         if version != table.version:
             raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version)
         try:
-            command = command_from(action, seat, fields)
+            command = parse_command(action, seat, fields)
         except (KeyError, TypeError) as exc:
             raise TableError(f"action {action!r} needs the field {exc}") from None
         except ValueError as exc:  # a card that is not a card
@@ -359,8 +360,9 @@ def _check_settings(s: TableSettings) -> None:
     if not 2 <= len(s.seats) <= 12:
         raise SetupError("a table needs 2 to 12 seats")
     for seat in s.seats:
-        if not isinstance(seat, str) or not seat.strip() or len(seat) > MAX_SEAT_NAME or seat != seat.strip() or seat.startswith("@") or seat == AUDITOR:
-            raise SetupError(f"seat name {seat!r} must be 1 to {MAX_SEAT_NAME} characters, no surrounding spaces, not starting with @ and not '*'")
+        check_name(seat, "seat name")  # the one rule for names (core/names.py)
+        if seat.startswith("@") or seat == AUDITOR:  # the service's own: @ marks host and spectator
+            raise SetupError(f"seat name {seat!r} must not start with @ and must not be '*'")
     for seat, bot in s.bots.items():
         if seat not in s.seats:
             raise SetupError(f"bots: {seat!r} is not one of the seats")

@@ -189,7 +189,7 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     small result object (no events)."""
     from functools import partial
 
-    from ..application.audit import audit_verified
+    from ..application.audit import audit_verified, count_verdict, new_summary
     from ..variants import load_ruleset
     from .render import console, print_json
 
@@ -197,7 +197,7 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
 
     out = console()
     total = store.game_count() if ids is None else len(ids)
-    summary = {"games": 0, "clean": 0, "with_findings": 0, "errors": 0}
+    summary = new_summary()
     kept: list[dict[str, Any]] = []
     errors: list[str] = []
     rulesets: dict = {}
@@ -209,8 +209,7 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
         for game in store.iter_verified_games(ids):
             result = audit_verified(game, rulesets, loader)
             verdict = result["verdict"]
-            summary["games"] += 1
-            summary[{"clean": "clean", "findings": "with_findings", "error": "errors"}[verdict]] += 1
+            count_verdict(summary, verdict)
             if verdict == "error":
                 errors.append(f"error: game {result['game_id']}: {result['error']}")
             if json_out:

@@ -1,4 +1,5 @@
-"""``tonk replay GAME_ID``: a recorded game event by event, with the table after each step.
+"""``tonk replay GAME_ID``: a recorded game event by event, with the table after each step
+(the steps come from :mod:`tonk.application.replay`).
 
 ``--as PLAYER`` shows only what that player could see (``core.views``);
 without it, the auditor's omniscient view.  ``--hand 3`` (or ``3-5``,
@@ -57,39 +58,6 @@ def hands_dealt(events: list) -> int:
     return sum(1 for e in events if type(e) is HandDealt)
 
 
-def replay_steps(events: list, viewer: str, at: int | None = None, hands=None):
-    """``(seq, event_view, player_view)`` after each event (only event ``at`` if given).
-
-    Raises :class:`Failure` for a viewer who is not at the table, an ``at``
-    out of range, or an event that cannot be applied to the state before it
-    (a damaged log: ``tonk audit`` names what is wrong).
-    """
-    from ..core.events import GameStarted
-    from ..core.state import State, evolve
-    from ..core.views import AUDITOR, event_view, player_view
-
-    first = events[0] if events else None
-    if not isinstance(first, GameStarted):
-        raise Failure("the game's log does not start with game_started (run tonk audit on it)")
-    if viewer != AUDITOR and viewer not in first.players:
-        raise Failure(f"{viewer!r} is not a player of this game (players: {', '.join(first.players)})")
-    if at is not None and not 1 <= at <= len(events):
-        raise Failure(f"--at {at} is out of range: the game has events 1 to {len(events)}")
-    state = State()
-    for seq, event in enumerate(events, start=1):
-        try:
-            evolve(state, event)
-        except Exception as exc:  # a damaged log; replay must not crash on it
-            raise Failure(f"event {seq} cannot be applied to the position before it ({type(exc).__name__}: {exc}); run tonk audit") from None
-        if at is not None and seq != at:
-            continue
-        if hands is not None and (type(event) in (GameStarted,) or type(event).__name__ == "GameEnded" or not hands(state.hand_no)):
-            continue
-        yield seq, event_view(event, viewer), player_view(state, viewer)
-        if at is not None:
-            return
-
-
 def warn_broken_chain(findings: list) -> None:
     """One line on stderr when the replayed events do not hold their hash chain."""
     for f in findings:
@@ -139,15 +107,12 @@ def replay_cmd(
 
 
 def _print_json(gid: str, viewer: str, events: list, at: int | None, hands=None) -> None:
-    import msgspec
-
+    from ..application.replay import replay_document
     from .render import print_json
 
-    steps: list[dict[str, Any]] = []
     with reported():
-        for seq, ev, view in replay_steps(events, viewer, at, hands):
-            steps.append({"seq": seq, "event": ev, "view": msgspec.to_builtins(view)})
-    print_json({"game_id": gid, "viewer": viewer, "events": len(events), "steps": steps})
+        doc = replay_document(gid, viewer, events, at, hands)
+    print_json(doc)
 
 
 def _stake(events: list) -> int:
@@ -159,6 +124,8 @@ def _stake(events: list) -> int:
 
 def summary_rows(events: list, viewer: str, hands=None) -> list[dict[str, Any]]:
     """One row a hand that ended: number, dealer, ending, totals, ledger and the net after it."""
+    from ..application.replay import replay_steps
+
     rows = []
     dealer = None
     with reported():
@@ -203,6 +170,7 @@ def _print_summary(gid: str, viewer: str, events: list, hands, json_out: bool) -
 
 
 def _print_people(viewer: str, events: list, at: int | None, hands=None) -> None:
+    from ..application.replay import replay_steps
     from .render import console
     from .table import ending_lines, event_line, net_line, table_lines
 

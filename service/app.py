@@ -156,33 +156,29 @@ def _cli_json(data: Any) -> Response:
 
 @get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
 async def replay(game_id: str, request: Request, as_: str | None = None) -> Response:
-    from ..cli.app import Failure
-    from ..cli.replay_cmd import replay_steps
+    from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
 
     events = _ended_events(request, game_id)
     viewer = request.query_params.get("as") or AUDITOR
     try:
-        steps = [{"seq": s, "event": ev, "view": msgspec.to_builtins(v)} for s, ev, v in replay_steps(events, viewer)]
-    except Failure as exc:
-        raise TableError(exc.message) from None
-    return _cli_json({"game_id": game_id, "viewer": viewer, "events": len(events), "steps": steps})
+        doc = replay_document(game_id, viewer, events)
+    except ReplayError as exc:
+        raise TableError(str(exc)) from None
+    return _cli_json(doc)
 
 
 @get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json")
 async def audit(game_id: str, request: Request) -> Response:
-    from ..cli.audit_cmd import audit_game
+    from ..application.audit import audit_document
 
     _ended_events(request, game_id)
-    result = audit_game(request.app.state.tables.store, game_id)
-    summary = {"games": 1, "clean": 0, "with_findings": 0, "errors": 0}
-    summary[{"clean": "clean", "findings": "with_findings", "error": "errors"}[result["verdict"]]] += 1
-    return _cli_json({"games": [result], "summary": summary})
+    return _cli_json(audit_document(request.app.state.tables.store, game_id))
 
 
 @post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json")
 async def adjudicate_records(request: Request) -> Response:
-    from ..core.adjudication import adjudicate
+    from ..application.adjudicate import adjudicate, ruleset_loader
     from ..core.handrecord import records_from_text
 
     body = await request.body()
@@ -191,7 +187,8 @@ async def adjudicate_records(request: Request) -> Response:
     except UnicodeDecodeError:
         raise TableError("the hand-record body is not UTF-8 text") from None
     raws = records_from_text(text, "request body")
-    return _cli_json({"cases": [adjudicate(raw, i) for i, raw in enumerate(raws)]})
+    load_ruleset = ruleset_loader()
+    return _cli_json({"cases": [adjudicate(raw, i, load_ruleset=load_ruleset) for i, raw in enumerate(raws)]})
 
 
 @get("/ping", summary="A bare JSON endpoint")
