@@ -35,8 +35,8 @@ lint: $(VENV)/.installed
 # mypy on the tonk packages, through symlinks that give the bare folders their package names
 typecheck: $(VENV)/.installed
 	mkdir -p .typecheck/tonk
-	for d in core variants storage application cli; do ln -sfn ../../$$d .typecheck/tonk/$$d; done
-	MYPYPATH=.typecheck $(BIN)/mypy -p tonk.core -p tonk.variants -p tonk.storage -p tonk.application -p tonk.cli
+	for d in core variants storage application cli service; do ln -sfn ../../$$d .typecheck/tonk/$$d; done
+	MYPYPATH=.typecheck $(BIN)/mypy -p tonk.core -p tonk.variants -p tonk.storage -p tonk.application -p tonk.cli -p tonk.service
 
 bench: $(VENV)/.installed
 	$(BIN)/python -m bench.run

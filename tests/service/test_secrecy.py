@@ -11,7 +11,7 @@ from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, HandE
 from tonk.core.views import visible_cards
 from tonk.storage import EventStore
 
-from .conftest import Client, command_body, play_until_over
+from .conftest import Client, play_until_over
 from .sse import SSE
 
 
