@@ -98,6 +98,13 @@ class TableOver(TableError):
     kind = "gone"
 
 
+class Unavailable(TableError):
+    """What the server cannot do as installed or configured (e.g. receipts without the
+    ``evidence`` extra or without the store's signing key); the message says why."""
+
+    kind = "unavailable"
+
+
 class StillInPlay(TableError):
     """Replay and audit of a game open when it has ended."""
 

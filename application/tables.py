@@ -55,6 +55,7 @@ from .table_types import (
     TableError,
     TableOver,
     TableSettings,
+    Unavailable,
     UnknownTable,
 )
 
@@ -242,6 +243,25 @@ class Tables:
             table.turn_started = self.clock()
             self._advance(table)
         return self._result(table, seat, command_id, (first, table.version))
+
+    def receipts(self, table_id: str, seat: str, after: int = 0) -> list[dict[str, Any]]:
+        """The seat's signed receipts (issue 14: ``tonk verify --receipt``), one for each
+        hand that has ended after seq ``after``: ``{"seq", "receipt"}`` in order.  Signed
+        with the store's key (``<store>.key``, created on first use); :class:`Unavailable`
+        when the ``evidence`` extra is not installed or the key cannot be used."""
+        from ..storage.evidence import hand_end_receipts
+        from ..storage.signed_note import EvidenceError
+
+        table = self.table(table_id)
+        if seat == HOST:
+            raise Forbidden("the host token closes the table; receipts are a seat's, with that seat's token")
+        if not any(type(e) is HandEnded for e in table.game.events[after:]):
+            return []
+        try:
+            signed = hand_end_receipts(self.store, table.id, after=after)
+        except EvidenceError as exc:
+            raise Unavailable(f"receipts cannot be signed here: {exc}") from None
+        return [{"seq": seq, "receipt": text} for seq, who, text in signed if who == seat]
 
     def close(self, table_id: str, seat: str) -> SeatView | dict[str, Any]:
         """The host closes the table: the game ends when the hand in play has ended."""

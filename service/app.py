@@ -99,6 +99,14 @@ async def seat_view(table_id: str, request: Request) -> SeatView:
     return _tables(request).view(table_id, seat)
 
 
+@get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
+async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict[str, Any]:
+    seat = _seat(request, table_id)
+    if after < 0:
+        raise TableError(f"after must be a seq, 0 or more, not {after}")
+    return {"table": table_id, "seat": seat, "receipts": _tables(request).receipts(table_id, seat, after)}
+
+
 @post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command")
 async def command(table_id: str, data: CommandRequest, request: Request) -> CommandResult:
     seat = _seat(request, table_id)
@@ -215,7 +223,7 @@ def create_app(config: ServiceConfig) -> Litestar:
             store.close()
 
     return Litestar(
-        route_handlers=[create_table, list_tables, seat_view, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping],
+        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),

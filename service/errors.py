@@ -26,6 +26,7 @@ STATUS_OF_KIND = {
     "conflict": 409,
     "gone": 410,
     "too_many_requests": 429,
+    "unavailable": 503,
 }
 
 log = logging.getLogger("tonk.service")

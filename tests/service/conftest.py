@@ -32,8 +32,9 @@ def free_port() -> int:
 class Server:
     """``tonk --db DB serve --port PORT ...`` as a child process; ``stop()`` ends it by its pid."""
 
-    def __init__(self, db: Path, logs: Path, *args: str):
+    def __init__(self, db: Path, logs: Path, *args: str, env: dict[str, str] | None = None):
         self.db = db
+        self.env = {**os.environ, **(env or {})}
         self.args = args
         self.logs = logs
         self.port = free_port()
@@ -47,6 +48,7 @@ class Server:
             [TONK, "--db", str(self.db), "serve", "--port", str(self.port), *self.args],
             stdout=self.out,
             stderr=subprocess.STDOUT,
+            env=self.env,
         )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -77,8 +79,8 @@ class Server:
 def start_server(tmp_path: Path) -> Iterator:
     servers: list[Server] = []
 
-    def start(*args: str, db: Path | None = None) -> Server:
-        s = Server(db or tmp_path / "served.db", tmp_path, *args)
+    def start(*args: str, db: Path | None = None, env: dict[str, str] | None = None) -> Server:
+        s = Server(db or tmp_path / "served.db", tmp_path, *args, env=env)
         servers.append(s)
         return s
 
@@ -121,6 +123,9 @@ class Client:
 
     def view(self, table: str, token: str) -> httpx.Response:
         return self.http.get(f"/tables/{table}/view", headers=auth(token))
+
+    def receipts(self, table: str, token: str, **params: Any) -> httpx.Response:
+        return self.http.get(f"/tables/{table}/receipts", headers=auth(token), params=params)
 
     def act(self, table: str, token: str, body: dict[str, Any]) -> httpx.Response:
         return self.http.post(f"/tables/{table}/commands", headers=auth(token), json=body)
