@@ -6,9 +6,12 @@ and are imported only when the command runs, so ``tonk --help`` stays fast.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import typer
 
 from .app import app, fail, settings
+from .options import db_option
 
 
 @app.command("serve")
@@ -21,6 +24,7 @@ def serve_cmd(
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, help="Seconds a stream write may take before the client counts as not reading and is dropped."),
     durable: bool = typer.Option(True, "--durable/--no-durable", help="Commit each request with synchronous=FULL (survives a power cut) or NORMAL (survives a crash of tonk; faster)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Serve tables over HTTP: people play from their own machines, bots are played by the server."""
     try:

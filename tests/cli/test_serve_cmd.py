@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 RUN = """
 import sys
 sys.modules['litestar'] = None  # as if the extra 'serve' were not installed
@@ -21,12 +23,15 @@ def test_serve_without_the_extra_says_what_to_install(tmp_path):
     assert not (tmp_path / "x.db").exists()
 
 
-def test_serve_refuses_a_file_that_is_not_a_store(tmp_path, runner, clean_failure):
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_serve_refuses_a_file_that_is_not_a_store(tmp_path, runner, clean_failure, where):
+    """``--db`` before or after the command, as for every command."""
     from tonk.cli.app import app
 
     bad = tmp_path / "notes.txt"
     bad.write_text("hello")
-    result = runner.invoke(app, ["--db", str(bad), "serve", "--port", "0"])
+    args = ["--db", str(bad), "serve", "--port", "0"] if where == "before" else ["serve", "--port", "0", "--db", str(bad)]
+    result = runner.invoke(app, args)
     clean_failure(result, 2, "not a tonk store")
     assert bad.read_text() == "hello"
 
