@@ -78,8 +78,8 @@ def main_options(
         DEFAULT_DB,
         "--db",
         envvar="TONK_DB",
-        metavar="PATH",
-        help="SQLite event store file (also accepted after the command).",
+        metavar="PATH|URL",
+        help="The event store: a SQLite file or a postgresql:// URL (also accepted after the command).",
         show_default=True,
     ),
     version: bool = typer.Option(
