@@ -362,21 +362,21 @@ class PostgresEventStore(EventStore):
             feed = FeedDecoder(first_payload)
             return [feed.decode(*row) for row in rows]
 
-    def wait_for_append(self, timeout: float) -> None:
-        """Wait for a ``NOTIFY`` of a new append, at most ``timeout`` seconds.  A hint only:
-        a notification sent while the listener was (re)connecting is lost, so callers
-        read the global order after every wait, notified or not."""
+    def wait_for_append(self, timeout: float) -> bool:
+        """Wait for a ``NOTIFY`` of a new append, at most ``timeout`` seconds; True when one
+        came.  A hint only: a notification sent while the listener was (re)connecting is
+        lost, so callers read the global order after every wait, notified or not."""
         psycopg = self._psycopg
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
                 self._listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
-            for _ in self._listener.notifies(timeout=timeout, stop_after=1):
-                pass
+            return any(True for _ in self._listener.notifies(timeout=timeout, stop_after=1))
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
             self._listener = None
+            return False
 
     # --- integrity ------------------------------------------------------------------
     def verify(self, game_id: str | None = None) -> list[ChainFinding]:

@@ -296,10 +296,11 @@ class EventStore:
     def _first_payload(self, game_id: str) -> str:
         return self._conn.execute("SELECT payload FROM events WHERE game_id = ? AND seq = 1", (game_id,)).fetchone()[0]
 
-    def wait_for_append(self, timeout: float) -> None:
-        """Wait a little before the next :meth:`read_all` (SQLite has no notification:
-        a short sleep, at most ``timeout`` seconds)."""
+    def wait_for_append(self, timeout: float) -> bool:
+        """Wait a little before the next :meth:`read_all`.  SQLite has no notification:
+        a short sleep (at most ``timeout`` seconds), and False (no hint came)."""
         time.sleep(min(timeout, 0.05))
+        return False
 
     def game_ids(self) -> list[str]:
         with self._reading():
