@@ -99,8 +99,13 @@ SCHEMA_VERSION = len(STEPS)
 def applied(cur) -> list[str] | None:
     """The names of the applied migrations, or ``None`` when the schema holds no tonk store
     (raising :class:`StoreError` for one holding another application's ``events``)."""
-    cur.execute("SELECT to_regclass('tonk_migrations') IS NOT NULL, to_regclass('events') IS NOT NULL")
-    has_migrations, has_events = cur.fetchone()
+    # pg_class read through the statement's own snapshot (not to_regclass, whose catalog
+    # cache may not yet show a table another process created while we waited for the lock)
+    cur.execute(
+        "SELECT bool_or(c.relname = 'tonk_migrations'), bool_or(c.relname = 'events') FROM pg_class c "
+        "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relname IN ('tonk_migrations', 'events')"
+    )
+    has_migrations, has_events = (bool(x) for x in cur.fetchone())
     if not has_migrations:
         if has_events:
             raise StoreError("the database has an events table that tonk did not make (no tonk_migrations): not a tonk store")
