@@ -15,7 +15,8 @@ schemas; the two sides alternate; the best time of each side is kept.
   chain, ``games`` projection, global position, NOTIFY, triggers).
 * **replay**: every game read, decoded and folded into a ``State``
   (``iter_games`` + ``fold``) against the raw limit: one plain query of the
-  same rows, ``msgspec`` decode, a count per type.  Target 0.5.
+  same rows (a server-side cursor, 2,000 rows a fetch, as the store reads),
+  ``msgspec`` decode, a count per type.  Target 0.5.
 * **audit**: the one-pass verified scan (``iter_verified_games``: every link
   of the hash chain) and ``audit_events`` under each game's pinned rules,
   against the same raw limit.  Target 0.2.
@@ -122,9 +123,12 @@ def raw_limit(url: str) -> tuple[float, int]:
     counts: dict = {}
     with psycopg.connect(url) as conn:
         t0 = time.perf_counter()
-        for (payload,) in conn.execute("SELECT payload FROM events ORDER BY game_id, seq"):
-            t = type(decoder.decode(payload))
-            counts[t] = counts.get(t, 0) + 1
+        with conn.cursor(name="raw") as cur:  # streamed in batches, as the store reads (fetching all at once is slower here)
+            cur.itersize = 2000
+            cur.execute("SELECT payload FROM events ORDER BY game_id, seq")
+            for (payload,) in cur:
+                t = type(decoder.decode(payload))
+                counts[t] = counts.get(t, 0) + 1
         dt = time.perf_counter() - t0
     return dt, sum(counts.values())
 

@@ -152,11 +152,16 @@ class PostgresEventStore(EventStore):
     @contextmanager
     def _write(self) -> Iterator["psycopg.Connection"]:
         """One write transaction holding the store's append lock (the position counter)."""
+        with self._locked() as (conn, _):
+            yield conn
+
+    @contextmanager
+    def _locked(self) -> Iterator[tuple["psycopg.Connection", int]]:
+        """:meth:`_write`, also giving the last position handed out (read with the lock)."""
         psycopg = self._psycopg
         try:
             with self._pool.connection() as conn, conn.transaction():
-                conn.execute(_LOCK_POSITION)
-                yield conn
+                yield conn, conn.execute(_LOCK_POSITION).fetchone()[0]
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: the write failed and nothing was written ({_first_line(exc)})") from None
 
@@ -181,7 +186,7 @@ class PostgresEventStore(EventStore):
             if type(e) not in _EVENT_CLASSES:
                 raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
             encoded.append((e.__struct_config__.tag, encode(e)))
-        with self._write() as conn:
+        with self._locked() as (conn, position):
             cur = conn.cursor()
             if cmd and cur.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
                 return cur.execute(_LAST, (game_id,)).fetchone()[0]
@@ -193,7 +198,6 @@ class PostgresEventStore(EventStore):
                 return actual
             _check_starts(game_id, events, encoded, actual)
             at = now()
-            position = cur.execute("SELECT last FROM event_position").fetchone()[0]
             rows = []
             seq = actual
             prev_b = prev.encode("ascii")
@@ -204,10 +208,12 @@ class PostgresEventStore(EventStore):
                 rows.append((game_id, seq, tag, data.decode("utf-8"), at, h, prev, cmd, position))
                 prev = h
                 prev_b = h.encode("ascii")
-            cur.executemany(_INSERT, rows)
-            self._project(cur, game_id, events, at, new=actual == 0)
-            cur.execute(_SET_POSITION, (position,))
-            cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(position)))
+            found = None if actual == 0 else cur.execute(_GAMES_SELECT + " WHERE game_id = %s", (game_id,)).fetchone()
+            with conn.pipeline():  # the writes go out together: one round trip, not one each
+                cur.executemany(_INSERT, rows)
+                self._project(cur, game_id, events, at, found)
+                cur.execute(_SET_POSITION, (position,))
+                cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(position)))
             return seq
 
     def _insert_records(self, conn: "psycopg.Connection", game_id: str, records: Sequence[Record], events: Sequence[Event]) -> None:
@@ -224,13 +230,13 @@ class PostgresEventStore(EventStore):
                 for i, r in enumerate(records, 1)
             ],
         )
-        self._project(cur, game_id, events, [r.recorded_at for r in records], new=True)
+        self._project(cur, game_id, events, [r.recorded_at for r in records], None)
         cur.execute(_SET_POSITION, (start + len(records),))
         cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(start + len(records))))
 
-    def _project(self, cur, game_id: str, events: Sequence[Event], recorded_at, *, new: bool) -> None:
-        """:func:`projection.update` on PostgreSQL: the same fold, this back end's SQL."""
-        found = None if new else cur.execute(_GAMES_SELECT + " WHERE game_id = %s", (game_id,)).fetchone()
+    def _project(self, cur, game_id: str, events: Sequence[Event], recorded_at, found: tuple | None) -> None:
+        """:func:`projection.update` on PostgreSQL: the same fold, this back end's SQL
+        (``found``: the game's row before the append, ``None`` for a new game)."""
         summary = projection.GameSummary.from_row(found) if found else projection.GameSummary(game_id)
         if isinstance(recorded_at, str):
             summary.apply_many(list(events), recorded_at)
