@@ -307,15 +307,15 @@ class PostgresEventStore(EventStore):
 
     def iter_verified_games(self, game_ids: Sequence[str] | None = None):
         """See :meth:`EventStore.iter_verified_games`: the same one-pass scan (shared code)."""
-        sql = "SELECT game_id, seq, type, convert_to(payload, 'UTF8'), hash, prev_hash FROM events"
+        sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
         if game_ids is None:
             with self._scan(sql + " ORDER BY game_id, seq") as cur:
-                yield from self._verified(cur)
+                yield from self._verified(_payload_bytes(cur))
             return
         for gid in game_ids:
             found = False
             with self._scan(sql + " WHERE game_id = %s ORDER BY seq", (gid,)) as cur:
-                for game in self._verified(cur):
+                for game in self._verified(_payload_bytes(cur)):
                     found = True
                     yield game
             if not found:
@@ -424,3 +424,10 @@ class PostgresEventStore(EventStore):
                 done.append(summary)
             if done:
                 cur.executemany(_GAMES_UPSERT, [s.row() for s in done])
+
+
+def _payload_bytes(rows: Iterator[tuple]) -> Iterator[tuple]:
+    """Scan rows with the payload as the bytes that were hashed (text comes over the wire
+    as it is, where a ``bytea`` column would come hex-encoded: twice the bytes to parse)."""
+    for game_id, seq, type_, payload, hash_, prev_hash in rows:
+        yield game_id, seq, type_, payload.encode("utf-8"), hash_, prev_hash
