@@ -22,12 +22,13 @@ def copy_cmd(
     from ..core.errors import TonkError
     from ..storage.copy import copy_games
     from ..storage.open import open_store
+    from .store_cmd import first_rules_finding
 
     with reported():
         if source == dest:
             raise TonkError("--from and --to name the same store")
         with open_store(source, create=False) as src, open_store(dest, create=True) as dst:
-            result = copy_games(src, dst, game_ids or None, strict=strict)
+            result = copy_games(src, dst, game_ids or None, rules_check=first_rules_finding if strict else None)
     if json_out:
         print_json(result.as_dict())
     else:

@@ -2,7 +2,7 @@
 
 :func:`copy_games` exports the games from the source as JSONL (to a temporary
 file), imports that file into the destination through the ordinary import
-(every line checked: chain, canonical bytes and, ``strict``, the rules; all
+(every line checked: chain, canonical bytes and, given a ``rules_check``, the rules; all
 new games in one transaction), then exports the same games from the
 destination and compares: the bytes must be the source's export, byte for
 byte, or the copy is reported as failed.  A game already in the destination
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .errors import StoreError
-from .jsonl import export_games, import_file
+from .jsonl import RulesCheck, export_games, import_file
 from .store import EventStore
 
 
@@ -46,9 +46,10 @@ class _Digest:
         return len(data)
 
 
-def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | None = None, *, strict: bool = True) -> CopyResult:
+def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | None = None, *, rules_check: RulesCheck | None = None) -> CopyResult:
     """Copy the games (all when ``game_ids`` is None) from ``source`` to ``dest``, then check
-    that ``dest`` exports them byte-identically.  :class:`StoreError` if it does not."""
+    that ``dest`` exports them byte-identically.  :class:`StoreError` if it does not.
+    ``rules_check``: as for :func:`~.jsonl.import_file` (the strict import's audit)."""
     result = CopyResult()
     with tempfile.TemporaryDirectory(prefix="tonk-copy-") as tmp:
         path = Path(tmp) / "copy.jsonl"
@@ -56,7 +57,7 @@ def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | N
             ids = source.game_ids() if game_ids is None else list(dict.fromkeys(game_ids))
             result.games, result.events = export_games(source, ids, out)
         sent = hashlib.sha256(path.read_bytes()).hexdigest()
-        imported = import_file(dest, path, strict=strict)
+        imported = import_file(dest, path, rules_check=rules_check)
     result.copied, result.present = imported.imported, imported.present
     back = _Digest()
     export_games(dest, ids, back)  # type: ignore[arg-type]

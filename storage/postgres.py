@@ -26,8 +26,9 @@ new last position) on commit: a wake-up hint for followers, never the truth.
 
 from __future__ import annotations
 
+import itertools
+import threading
 from contextlib import contextmanager
-from hashlib import sha256
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,12 +36,12 @@ import msgspec
 
 from ..core.events import Event, decode, encode
 from . import projection
-from .chain import GENESIS, ChainFinding, check_chain
+from .chain import GENESIS, ChainFinding, chain_links, check_chain
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
-from .store import _EVENT_CLASSES, EventStore, Record, _check_starts, _decode_rows, _record, now
+from .store import _EVENT_CLASSES, EventStore, Record, _check_not_after_end, _check_starts, _decode_rows, _record, now
 
 if TYPE_CHECKING:
     import psycopg
@@ -54,6 +55,7 @@ _INSERT = (
     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _LAST = "SELECT seq, hash FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
+_LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
 _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = %s AND command_id = %s LIMIT 1"
 _LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
 _SET_POSITION = "UPDATE event_position SET last = %s"
@@ -98,41 +100,60 @@ def _first_line(exc: BaseException) -> str:
 class PostgresEventStore(EventStore):
     """An open PostgreSQL store.  Use :meth:`open`; close it, or use it as a context manager."""
 
-    def __init__(self, pool: Any, url: str):
+    def __init__(self, pool: Any, url: str, read_only: bool = False):
         self._pool = pool
         self.url = url
         self.path = redact(url)  # what messages name (the SQLite store names its file)
+        self.read_only = read_only
         self._listener: "psycopg.Connection | None" = None
         self._psycopg = _driver()[0]
+        self._pinned = threading.local()  # the connection of this thread's snapshot, if any
+        self._cursor_names = itertools.count(1)
+
+    @property
+    def db(self):
+        """The SQLite store's sqlite-utils database; a PostgreSQL store has none, so what
+        needs it (signed evidence: receipts, checkpoints, proofs) is refused cleanly."""
+        raise StoreError(
+            f"{self.path}: signed evidence (receipts, checkpoints, proofs) is kept in SQLite stores only; "
+            "copy the games to a file with tonk copy --to FILE first"
+        )
 
     # --- opening --------------------------------------------------------------------
     @classmethod
-    def open(cls, url: str, create: bool = True, **_ignored: Any) -> "PostgresEventStore":  # type: ignore[override]
+    def open(cls, url: str, create: bool = True, *, read_only: bool = False, **_ignored: Any) -> "PostgresEventStore":  # type: ignore[override]
         """Open the store at ``url``, creating its tables (``create=True``) in a database
         that holds none yet.  A database holding another application's ``events``, or a
-        newer schema, is refused with :class:`StoreError` and left untouched."""
+        newer schema, is refused with :class:`StoreError` and left untouched.
+        ``read_only``: an existing store, read in read-only transactions, never migrated
+        (an older schema reads too)."""
         psycopg, psycopg_pool = _driver()
         where = redact(url)
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
                 names = applied(conn.cursor())
-                if names is None and not create:
+                if names is None and (not create or read_only):
                     raise StoreError(f"no tonk store at {where}")
                 if names is not None:
                     check_known(names, where)
-                if names is None or len(names) < SCHEMA_VERSION:
+                if not read_only and (names is None or len(names) < SCHEMA_VERSION):
                     migrate(conn, where)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open {where}: {_first_line(exc)}") from None
+
+        def configure(conn: Any) -> None:
+            if read_only:
+                conn.execute("SET default_transaction_read_only = on")
+
         pool = psycopg_pool.ConnectionPool(
-            url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, open=False, name="tonk"
+            url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, configure=configure, open=False, name="tonk"
         )
         try:
             pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         except psycopg_pool.PoolTimeout:
             pool.close()
             raise StoreError(f"cannot open {where}: no connection within {CONNECT_TIMEOUT_S} s") from None
-        return cls(pool, url)
+        return cls(pool, url, read_only)
 
     def close(self) -> None:
         if self._listener is not None:
@@ -146,12 +167,36 @@ class PostgresEventStore(EventStore):
     # --- connections and transactions -----------------------------------------------
     @contextmanager
     def _connection(self) -> Iterator["psycopg.Connection"]:
+        """A connection for one read: this thread's snapshot's, or one from the pool."""
+        pinned = getattr(self._pinned, "conn", None)
+        if pinned is not None:
+            with self._reading():
+                yield pinned
+            return
         with self._reading(), self._pool.connection() as conn:
             yield conn
 
     @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read in one transaction: every read of this thread inside sees the store as of
+        one moment (REPEATABLE READ on one pinned connection)."""
+        if getattr(self._pinned, "conn", None) is not None:
+            yield
+            return
+        with self._reading(), self._pool.connection() as conn:
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                self._pinned.conn = conn
+                try:
+                    yield
+                finally:
+                    self._pinned.conn = None
+
+    @contextmanager
     def _write(self) -> Iterator["psycopg.Connection"]:
         """One write transaction holding the store's append lock (the position counter)."""
+        if self.read_only:
+            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
         with self._locked() as (conn, _):
             yield conn
 
@@ -159,11 +204,13 @@ class PostgresEventStore(EventStore):
     def _locked(self) -> Iterator[tuple["psycopg.Connection", int]]:
         """:meth:`_write`, also giving the last position handed out (read with the lock)."""
         psycopg = self._psycopg
+        if self.read_only:
+            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
         try:
             with self._pool.connection() as conn, conn.transaction():
                 yield conn, conn.execute(_LOCK_POSITION).fetchone()[0]
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and nothing was written ({_first_line(exc)})") from None
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -190,24 +237,21 @@ class PostgresEventStore(EventStore):
             cur = conn.cursor()
             if cmd and cur.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
                 return cur.execute(_LAST, (game_id,)).fetchone()[0]
-            last = cur.execute(_LAST, (game_id,)).fetchone()
-            actual, prev = last if last else (0, GENESIS)
+            last = cur.execute(_LAST_TYPE, (game_id,)).fetchone()
+            actual, prev, last_type = last if last else (0, GENESIS, "")
             if actual != expected_version:
                 raise ConcurrencyError(game_id, expected_version, actual)
             if not events:
                 return actual
             _check_starts(game_id, events, encoded, actual)
+            _check_not_after_end(game_id, encoded, actual, last_type)
             at = now()
-            rows = []
-            seq = actual
-            prev_b = prev.encode("ascii")
-            for tag, data in encoded:
-                seq += 1
-                position += 1
-                h = sha256(prev_b + data).hexdigest()
-                rows.append((game_id, seq, tag, data.decode("utf-8"), at, h, prev, cmd, position))
-                prev = h
-                prev_b = h.encode("ascii")
+            links = chain_links(prev, [data for _, data in encoded])
+            rows = [
+                (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, position + i)
+                for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
+            ]
+            seq, position = actual + len(rows), position + len(rows)
             found = None if actual == 0 else cur.execute(_GAMES_SELECT + " WHERE game_id = %s", (game_id,)).fetchone()
             with conn.pipeline():  # the writes go out together: one round trip, not one each
                 cur.executemany(_INSERT, rows)
@@ -261,7 +305,7 @@ class PostgresEventStore(EventStore):
     def _scan(self, sql: str, args: tuple = ()) -> Iterator[Any]:
         """A server-side cursor over ``sql`` (rows fetched in batches, not all at once)."""
         with self._connection() as conn, conn.transaction():
-            with conn.cursor(name="tonk_scan") as cur:
+            with conn.cursor(name=f"tonk_scan_{next(self._cursor_names)}") as cur:
                 cur.itersize = 2000
                 cur.execute(sql, args)
                 yield cur
@@ -384,7 +428,35 @@ class PostgresEventStore(EventStore):
             self._listener = None
             return False
 
+    def checked_games(self, player: str | None = None, variant: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+        with self.snapshot(), self._connection() as conn:
+            return projection.derived_rows(conn, player, variant)
+
+    def backup(self, dest: Any) -> None:
+        raise StoreError(f"tonk backup copies SQLite files; for {self.path} use pg_dump, or tonk copy --from URL --to FILE")
+
     # --- integrity ------------------------------------------------------------------
+    def projection_findings(self) -> list[projection.ProjectionFinding]:
+        with self.snapshot(), self._connection() as conn:
+            return projection.findings(conn)
+
+    def trigger_problems(self) -> list[str]:
+        """The append-only triggers that are missing, disabled or not calling tonk's refusal."""
+        with self._connection() as conn:
+            found = dict(
+                conn.execute(
+                    "SELECT t.tgname, t.tgenabled <> 'D' AND p.proname = 'tonk_events_append_only' FROM pg_trigger t "
+                    "JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgrelid = 'events'::regclass AND NOT t.tgisinternal"
+                ).fetchall()
+            )
+        problems = []
+        for name in ("events_no_update", "events_no_truncate"):
+            if name not in found:
+                problems.append(f"the append-only trigger {name} is missing: events can be changed in place")
+            elif not found[name]:
+                problems.append(f"the append-only trigger {name} is disabled or not the one tonk created")
+        return problems
+
     def verify(self, game_id: str | None = None) -> list[ChainFinding]:
         sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
         if game_id is None:

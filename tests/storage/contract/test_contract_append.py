@@ -97,3 +97,22 @@ def test_reopening_applies_no_migration_twice_and_keeps_the_events(backend, game
 def test_a_missing_store_is_not_created_when_asked_not_to(backend):
     with pytest.raises(StoreError, match="no tonk store"):
         backend.open(create=False)
+
+
+def test_an_ended_game_takes_no_more_events(backend, games):
+    g = games[0]  # ended
+    with backend.open() as store:
+        store.append(g.game_id, g.events, 0)
+        with pytest.raises(StoreError, match="has ended"):
+            store.append(g.game_id, [Knocked(player=g.events[0].players[0])], len(g.events))
+        assert store.version(g.game_id) == len(g.events)
+
+
+def test_a_read_only_store_reads_and_writes_nothing(backend, games):
+    backend.record(games[:1])
+    with backend.open(create=False, read_only=True) as store:
+        assert store.read(games[0].game_id) == games[0].events
+        before = store.last_position()
+        with pytest.raises(StoreError):
+            store.append(games[1].game_id, games[1].events, 0)
+        assert store.game_ids() == [games[0].game_id] and store.last_position() == before

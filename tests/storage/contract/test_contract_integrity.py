@@ -100,3 +100,23 @@ def test_the_projection_is_the_same_on_both_back_ends(sqlite_backend, postgres_b
         with b.open(create=False) as store:
             rows.append([{k: v for k, v in r.items() if k not in ("started_at", "ended_at")} for r in store.games()])
     assert rows[0] == rows[1]
+
+
+def test_a_games_row_the_events_do_not_support_is_found(backend, games):
+    backend.record(games)
+    with backend.open(create=False) as store:
+        assert store.projection_findings() == [] and store.trigger_problems() == []
+    backend.raw("UPDATE games SET hands = 99 WHERE game_id = ?", games[1].game_id)
+    with backend.open(create=False) as store:
+        found = store.projection_findings()
+        assert [(f.game_id, f.column, f.stored) for f in found] == [(games[1].game_id, "hands", 99)]
+        rows, disagree = store.checked_games()
+        assert disagree == [games[1].game_id]
+        assert {r["game_id"]: r["hands"] for r in rows}[games[1].game_id] == 3
+
+
+def test_a_dropped_append_only_trigger_is_reported(backend, games):
+    backend.record(games[:1])
+    backend.tamper("SELECT 1")  # tamper drops the UPDATE trigger first
+    with backend.open(create=False) as store:
+        assert any("events_no_update is missing" in p for p in store.trigger_problems())
