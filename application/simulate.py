@@ -339,10 +339,10 @@ class SimulationStopped(TonkError):
 
 def stored_games(config: SimConfig, db: str) -> tuple[int, int]:
     """``(games, hands)`` of this simulation's games that are in the store at ``db``."""
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
     ruleset = config.ruleset()
-    with EventStore.open(db, create=False) as store:
+    with open_store(db, create=False) as store:
         present = set(store.game_ids())
     indices = [i for i in range(config.games) if game_id_for(config, ruleset, i) in present]
     return len(indices), sum(config.hands_in_game(i) for i in indices)

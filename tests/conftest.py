@@ -120,10 +120,30 @@ def pg_server():
     if pg_cluster.find_bin() is None:
         pytest.skip("no PostgreSQL server binaries (run .ci/setup-postgres, or set TONK_PG_DSN)")
     cluster = pg_cluster.Cluster.start()
+    previous = _stop_on_sigterm()
     try:
         yield cluster.dsn
     finally:
         cluster.stop()
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm():
+    """A SIGTERM to the test run ends it as Ctrl-C does, so the server is stopped too
+    (pytest runs the session's teardown on KeyboardInterrupt, not on a bare SIGTERM)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 @pytest.fixture
