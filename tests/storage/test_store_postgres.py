@@ -112,3 +112,12 @@ def test_the_commands_work_on_a_postgres_url(pg_url, tmp_path):
     sq = tmp_path / "copy.db"
     r = runner.invoke(app, ["--db", str(sq), "import", str(out), "--json"])
     assert r.exit_code == 0 and json.loads(r.stdout)["games"] == 2
+
+
+def test_without_the_postgres_extra_a_url_is_one_clean_error(monkeypatch, clean_failure):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if not installed: import fails
+    monkeypatch.setitem(sys.modules, "psycopg_pool", None)
+    r = CliRunner().invoke(app, ["--db", "postgresql://u@h/db", "games"])
+    clean_failure(r, 2, "pip install 'tonk[postgres]'")
