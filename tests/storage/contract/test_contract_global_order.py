@@ -100,3 +100,30 @@ def test_sqlite_has_no_notification_so_a_wait_is_a_short_sleep(sqlite_backend):
     sqlite_backend.record([])
     with sqlite_backend.open(create=False) as store:
         assert store.wait_for_append(60) is False
+
+
+@pytest.mark.postgres
+def test_a_follower_whose_listener_is_cut_misses_nothing(postgres_backend, games):
+    """A notification sent while the listener is down is lost; the follower polls the
+    positions anyway, and listens again on its next wait."""
+    import psycopg
+
+    a, b = games[0], games[1]
+    postgres_backend.record([])
+    with postgres_backend.open(create=False) as reader, postgres_backend.open(create=False) as writer:
+        reader.wait_for_append(0.01)  # listening
+        with psycopg.connect(postgres_backend.target, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (reader._listener.info.backend_pid,))
+        writer.append(a.game_id, a.events, 0)  # its NOTIFY reaches no one
+        seen: list = []
+        for item in follow(reader, 0, poll=0.05, stop=lambda: len(seen) >= len(a.events)):
+            seen.append(item)
+        assert [p.position for p in seen] == list(range(1, len(a.events) + 1))
+        # listening again: the next append wakes the waiter
+        reader.wait_for_append(0.01)
+        t = threading.Timer(0.2, lambda: writer.append(b.game_id, b.events, 0))
+        t.start()
+        try:
+            assert reader.wait_for_append(60) is True
+        finally:
+            t.join()
