@@ -193,7 +193,7 @@ class PostgresEventStore(EventStore):
                     self._pinned.conn = None
 
     @contextmanager
-    def _write(self) -> Iterator["psycopg.Connection"]:
+    def _write(self) -> Iterator["psycopg.Connection"]:  # type: ignore[override]  # each back end's transaction hands out its own connection
         """One write transaction holding the store's append lock (the position counter)."""
         if self.read_only:
             raise StoreError(f"{self.path} is open for reading only: nothing can be written")
@@ -260,7 +260,9 @@ class PostgresEventStore(EventStore):
                 cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(position)))
             return seq
 
-    def _insert_records(self, conn: "psycopg.Connection", game_id: str, records: Sequence[Record], events: Sequence[Event]) -> None:
+    def _insert_records(  # type: ignore[override]
+        self, conn: "psycopg.Connection", game_id: str, records: Sequence[Record], events: Sequence[Event]
+    ) -> None:
         """Write already verified records of a game absent from the store (import), inside
         a transaction of :meth:`_write`."""
         cur = conn.cursor()
