@@ -134,11 +134,12 @@ def store_counts(path: str | None) -> tuple[int, int]:
     """Games and events in the store at ``path`` (``(0, 0)`` when there is none yet)."""
     if path is None:
         return 0, 0
-    from ..storage.open import open_store, store_exists
+    from ..storage.open import is_postgres, open_store, store_exists
 
     if not store_exists(path):
         return 0, 0
-    with open_store(path, create=False) as store:
+    # a PostgreSQL store is made here if the database holds none (the simulation makes it next)
+    with open_store(path, create=is_postgres(path)) as store:
         return store.game_count(), store.last_position()  # positions are gap-free: the number of events
 
 

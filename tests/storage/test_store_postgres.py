@@ -108,7 +108,7 @@ def test_the_commands_work_on_a_postgres_url(pg_url, tmp_path):
     r = runner.invoke(app, ["replay", gid[:8]], env=env)
     assert r.exit_code == 0, r.output
     out = tmp_path / "all.jsonl"
-    assert runner.invoke(app, ["export", "--all", "-o", str(out)], env=env).exit_code == 0
+    assert runner.invoke(app, ["export", "--all", "--output", str(out)], env=env).exit_code == 0
     sq = tmp_path / "copy.db"
     r = runner.invoke(app, ["--db", str(sq), "import", str(out), "--json"])
     assert r.exit_code == 0 and json.loads(r.stdout)["games"] == 2

@@ -68,8 +68,8 @@ def test_tonk_copy_moves_an_archive_both_ways_verified(sqlite_backend, postgres_
     r = runner.invoke(app, ["copy", "--from", postgres_backend.target, "--to", str(back)])
     assert r.exit_code == 0, r.output
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    assert runner.invoke(app, ["--db", sqlite_backend.target, "export", "--all", "-o", str(a)]).exit_code == 0
-    assert runner.invoke(app, ["--db", str(back), "export", "--all", "-o", str(b)]).exit_code == 0
+    assert runner.invoke(app, ["--db", sqlite_backend.target, "export", "--all", "--output", str(a)]).exit_code == 0
+    assert runner.invoke(app, ["--db", str(back), "export", "--all", "--output", str(b)]).exit_code == 0
     assert a.read_bytes() == b.read_bytes()
     # again: every game is already there with the same events
     r = runner.invoke(app, ["copy", "--from", sqlite_backend.target, "--to", postgres_backend.target, "--json"])
