@@ -1,6 +1,7 @@
 # `make run`: set up .venv, install tonk, adjudicate the example hand records, simulate
 #             300 hands into ./tonk.db (or $$TONK_DB) and audit every game stored there.
-# `make test`: set up .venv with the test extras and run the test suite.
+# `make test`: set up .venv with the test and postgres extras (and Debian's PostgreSQL server
+#             where it is missing: .ci/setup-postgres) and run the test suite.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -12,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,evidence,serve]'
+	$(BIN)/python -m pip install --quiet -e '.[test,evidence,serve,postgres]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -23,6 +24,7 @@ run: $(VENV)/.installed
 	$(BIN)/tonk audit --all
 
 test: lint typecheck
+	.ci/setup-postgres
 	$(BIN)/pytest -q
 
 # the quick loop: everything but the tests marked slow

@@ -275,9 +275,9 @@ def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, 
     tally = Tally(config.players)
     store = None
     if db is not None:
-        from ..storage import EventStore
+        from ..storage.open import open_store
 
-        store = EventStore.open(db, create=True)
+        store = open_store(db, create=True)
     try:
         with relaxed_gc():
             for index in indices:
@@ -339,10 +339,10 @@ class SimulationStopped(TonkError):
 
 def stored_games(config: SimConfig, db: str) -> tuple[int, int]:
     """``(games, hands)`` of this simulation's games that are in the store at ``db``."""
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
     ruleset = config.ruleset()
-    with EventStore.open(db, create=False) as store:
+    with open_store(db, create=False) as store:
         present = set(store.game_ids())
     indices = [i for i in range(config.games) if game_id_for(config, ruleset, i) in present]
     return len(indices), sum(config.hands_in_game(i) for i in indices)
@@ -395,9 +395,9 @@ def _run(config: SimConfig, db: str | None, progress: Callable[[int], None] | No
     if db is not None:
         # create the store here, once: workers starting together must not both find a
         # half-created file (one would see a schema in the making and refuse it)
-        from ..storage import EventStore
+        from ..storage.open import open_store
 
-        EventStore.open(db, create=True).close()
+        open_store(db, create=True).close()
     tally = Tally(config.players)
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)) as pool:

@@ -78,8 +78,8 @@ def main_options(
         DEFAULT_DB,
         "--db",
         envvar="TONK_DB",
-        metavar="PATH",
-        help="SQLite event store file (also accepted after the command).",
+        metavar="PATH|URL",
+        help="The event store: a SQLite file or a postgresql:// URL (also accepted after the command).",
         show_default=True,
     ),
     version: bool = typer.Option(
@@ -164,5 +164,6 @@ from . import replay_cmd as _replay_cmd  # noqa: E402,F401
 from . import audit_cmd as _audit_cmd  # noqa: E402,F401
 from . import variants_cmd as _variants_cmd  # noqa: E402,F401
 from . import store_cmd as _store_cmd  # noqa: E402,F401
+from . import copy_cmd as _copy_cmd  # noqa: E402,F401
 from . import evidence_cmd as _evidence_cmd  # noqa: E402,F401
 from . import serve_cmd as _serve_cmd  # noqa: E402,F401

@@ -267,18 +267,18 @@ class ReceiptWriter:
 
 def check_receipts_possible(db: str, directory: Path) -> None:
     """Before a simulation: the store's signing key can be had and the directory made."""
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
-    with EventStore.open(db, create=True) as store:
+    with open_store(db, create=True) as store:
         ReceiptWriter(store, directory)
 
 
 def write_simulation_receipts(db: str, directory: Path, configs: list) -> int:
     """Receipts for every hand's end of the games the simulations ``configs`` stored."""
     from ..application.simulate import game_id_for
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
-    with EventStore.open(db, create=False) as store:
+    with open_store(db, create=False) as store:
         writer = ReceiptWriter(store, directory)
         for config in configs:
             ruleset = config.ruleset()

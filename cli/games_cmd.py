@@ -21,13 +21,11 @@ SHORT_ID = 8
 def open_existing_store(path: str, *, read_only: bool = False):
     """The store at ``path`` (``read_only``: for reading only, so it may sit on read-only
     media); :class:`Failure` if it does not exist."""
-    from pathlib import Path
+    from ..storage.open import open_store, store_exists
 
-    from ..storage import EventStore
-
-    if not Path(path).exists():
+    if not store_exists(path):
         raise Failure(f"no tonk database at {path} (play a game first, or give --db / TONK_DB)")
-    return EventStore.open(path, create=False, read_only=read_only)
+    return open_store(path, create=False, read_only=read_only)
 
 
 def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
@@ -113,7 +111,9 @@ def games_cmd(
     out = console()
     if not rows:
         filt = " matching the filter" if player or variant else ""
-        out.print(f"no games{filt} in {safe(settings(ctx).db)}")
+        from ..storage.open import describe
+
+        out.print(f"no games{filt} in {safe(describe(settings(ctx).db))}")
         return
     t = Table(box=None, header_style="bold", padding=(0, 1), show_edge=False)
     t.add_column("game", no_wrap=True)

@@ -508,6 +508,6 @@ def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[li
 
 
 def _open_store(path: str):
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
-    return EventStore.open(path, create=True)
+    return open_store(path, create=True)

@@ -132,14 +132,15 @@ def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
 
 def store_counts(path: str | None) -> tuple[int, int]:
     """Games and events in the store at ``path`` (``(0, 0)`` when there is none yet)."""
-    from pathlib import Path
-
-    if path is None or not Path(path).exists():
+    if path is None:
         return 0, 0
-    from ..storage import EventStore
+    from ..storage.open import is_postgres, open_store, store_exists
 
-    with EventStore.open(path, create=False) as store:
-        return store.game_count(), store.db["events"].count
+    if not store_exists(path):
+        return 0, 0
+    # a PostgreSQL store is made here if the database holds none (the simulation makes it next)
+    with open_store(path, create=is_postgres(path)) as store:
+        return store.game_count(), store.last_position()  # positions are gap-free: the number of events
 
 
 def store_line(store: dict) -> str:

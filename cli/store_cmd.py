@@ -51,12 +51,12 @@ def export_cmd(
     """Export games as JSONL: a header line, then one event a line with its hash chain.
 
     GAME_ID: games to export in this order (any unique prefix of an id), or --all."""
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
     if bool(game_ids) == all_games:
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
-    with reported(), EventStore.open(db, create=False, read_only=True) as store:
+    with reported(), open_store(db, create=False, read_only=True) as store:
         ids = None if all_games else resolve_game_ids(store, game_ids)
         if output is None:
             _export_to_stdout(store, ids)
@@ -71,7 +71,7 @@ def export_cmd(
 def _event_total(store, ids: Optional[list[str]]) -> int:
     """How many events an export writes (for its progress bar)."""
     if ids is None:
-        return store.db["events"].count
+        return store.last_position()  # positions are gap-free: the number of events (either back end)
     return sum(store.version(g) for g in dict.fromkeys(ids))
 
 
@@ -135,13 +135,14 @@ def import_cmd(
     """Import games from JSONL; the whole file is validated first and refused whole on any error.
 
     FILE: a JSONL file written by tonk export."""
-    from ..storage import EventStore
     from ..storage.jsonl import check_file, write_checked
+    from ..storage.open import is_postgres, open_store, store_exists
 
-    db = Path(settings(ctx).db)
+    db = settings(ctx).db
     written: list[int] = []
     with reported(), interruption_reported(lambda: _import_interrupted(written, db)):
-        existing = EventStore.open(db, create=False) if db.exists() else None
+        # a PostgreSQL store is opened (created) at once; a SQLite file only once there is something to write
+        existing = open_store(db, create=is_postgres(db)) if store_exists(db) else None
         try:
             from .progress import progress
 
@@ -155,7 +156,7 @@ def import_cmd(
 
                 checked = check_file(file, existing, rules_check=first_rules_finding if strict else None, progress=done)
             if checked.imported:
-                store = existing or EventStore.open(db, create=True)
+                store = existing or open_store(db, create=True)
                 try:
                     write_checked(store, checked)
                     written.append(len(checked.imported))
@@ -176,7 +177,10 @@ def import_cmd(
         typer.echo(line)
 
 
-def _import_interrupted(written: list[int], db: Path) -> str:
+def _import_interrupted(written: list[int], target: str) -> str:
+    from ..storage.open import describe
+
+    db = describe(target)
     if written:
         return f"the import was written before the interrupt: {written[0]} game(s) imported into {db}; the store is consistent"
     return f"nothing was imported (an import is written in one transaction); the store {db} is consistent and unchanged"
@@ -201,7 +205,7 @@ def verify_cmd(
     naming each game affected and its first missing or different event."""
     import msgspec
 
-    from ..storage import EventStore
+    from ..storage.open import open_store
 
     if receipt or checkpoint or proof:
         from .evidence_cmd import verify_evidence
@@ -213,7 +217,7 @@ def verify_cmd(
     if key is not None:
         raise fail("--key goes with --receipt, --checkpoint or --proof")
 
-    with reported(), EventStore.open(settings(ctx).db, create=False, read_only=True) as store:
+    with reported(), open_store(settings(ctx).db, create=False, read_only=True) as store:
         if game_ids:
             ids = list(dict.fromkeys(resolve_game_ids(store, game_ids)))
             findings = [f for gid in ids for f in store.verify(gid)]

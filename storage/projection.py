@@ -167,7 +167,8 @@ def derive(conn: sqlite3.Connection) -> dict[str, GameSummary | None]:
     for a game whose events cannot give a row (an undecodable payload, no game_started
     first: ``tonk verify``'s chain check names the event)."""
     out: dict[str, GameSummary | None] = {}
-    for gid, n, hands in conn.execute("SELECT game_id, count(*), sum(type = 'hand_dealt') FROM events GROUP BY game_id"):
+    # (CASE, not a boolean sum: the same SQL on SQLite and PostgreSQL)
+    for gid, n, hands in conn.execute("SELECT game_id, count(*), sum(CASE WHEN type = 'hand_dealt' THEN 1 ELSE 0 END) FROM events GROUP BY game_id"):
         summary = GameSummary(gid)
         summary.events, summary.hands = n, hands
         out[gid] = summary

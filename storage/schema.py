@@ -89,10 +89,27 @@ def _events_and_games(db: Database) -> None:
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
+def _global_position(db: Database) -> None:
+    """Every event gets its place in the store's global reading order (``position``,
+    1, 2, 3, ... in commit order: appends are serialised by the write lock), for
+    subscribers that follow every game at once.  Events stored before keep their
+    insertion order (their rowid)."""
+    db.execute("ALTER TABLE events ADD COLUMN position INTEGER NOT NULL DEFAULT 0")
+    db.execute("DROP TRIGGER events_no_update")
+    db.execute("UPDATE events SET position = rowid")
+    db.execute(
+        "CREATE TRIGGER events_position BEFORE INSERT ON events WHEN NEW.position < 1 "
+        "BEGIN SELECT RAISE(ABORT, 'an event needs its global position'); END"
+    )
+    db.execute(TRIGGERS["events_no_update"])
+    db.execute("CREATE UNIQUE INDEX events_position ON events (position)")
+
+
 # The migrations in order: append, never edit or reorder an applied one.
 STEPS = (
     ("0001_events_games", _events_and_games),
     ("0002_evidence", _evidence_tables),
+    ("0003_global_position", _global_position),
 )
 
 migrations = Migrations("tonk")

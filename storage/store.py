@@ -31,14 +31,16 @@ from . import projection
 from .chain import GENESIS, ChainFinding, chain_links, check_chain, link_hash
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
+from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
 
 BUSY_TIMEOUT_MS = 30_000
 
 _INSERT = (
-    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_LAST_POSITION = "SELECT coalesce(max(position), 0) FROM events"
 _LAST = "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
 _LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
 _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = ? AND command_id = ? LIMIT 1"
@@ -213,8 +215,9 @@ class EventStore:
             _check_not_after_end(game_id, encoded, actual, last_type)
             at = now()
             links = chain_links(prev, [data for _, data in encoded])
+            start = conn.execute(_LAST_POSITION).fetchone()[0]
             rows = [
-                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd)
+                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd, start + seq - actual)
                 for seq, (tag, data), (p, h) in zip(range(actual + 1, actual + 1 + len(encoded)), encoded, links)
             ]
             conn.executemany(_INSERT, rows)
@@ -226,11 +229,12 @@ class EventStore:
         a transaction of :meth:`_write`."""
         if conn.execute(_LAST, (game_id,)).fetchone():
             raise StoreError(f"game {game_id} was stored by another writer during the import")
+        start = conn.execute(_LAST_POSITION).fetchone()[0]
         conn.executemany(
             _INSERT,
             (
-                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id)
-                for r in records
+                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i)
+                for i, r in enumerate(records, 1)
             ),
         )
         projection.update(conn, game_id, events, [r.recorded_at for r in records], new=True)
@@ -272,6 +276,31 @@ class EventStore:
                 except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                     raise decode_error(game_id, seq, exc) from None
                 yield seq, event
+
+    # --- the global order (subscribers) ----------------------------------------------
+    def last_position(self) -> int:
+        """The position of the last event appended to the store (0 when empty)."""
+        with self._reading():
+            return self._conn.execute(_LAST_POSITION).fetchone()[0]
+
+    def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
+        """Up to ``limit`` events of every game with a position above ``after``, in
+        position order (the order their appends committed; see :mod:`.feed`)."""
+        with self._reading():
+            rows = self._conn.execute(
+                "SELECT position, game_id, seq, payload FROM events WHERE position > ? ORDER BY position LIMIT ?", (after, limit)
+            ).fetchall()
+            feed = FeedDecoder(self._first_payload)
+            return [feed.decode(*row) for row in rows]
+
+    def _first_payload(self, game_id: str) -> str:
+        return self._conn.execute("SELECT payload FROM events WHERE game_id = ? AND seq = 1", (game_id,)).fetchone()[0]
+
+    def wait_for_append(self, timeout: float) -> bool:
+        """Wait a little before the next :meth:`read_all`.  SQLite has no notification:
+        a short sleep (at most ``timeout`` seconds), and False (no hint came)."""
+        time.sleep(min(timeout, 0.05))
+        return False
 
     def game_ids(self) -> list[str]:
         with self._reading():

@@ -77,3 +77,101 @@ def pure_hooks_fixture():
     yield watch
     for u in undo:
         u()
+
+
+# --- PostgreSQL: a throwaway server for the session, a fresh schema per test ------------------
+def _load_pg_cluster():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    name = "tonk_tests_pg_cluster"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("pg_cluster.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def with_schema(dsn: str, schema: str) -> str:
+    """``dsn`` with its ``search_path`` set to ``schema`` (a store per test, one server)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(dsn)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "options"]
+    query.append(("options", f"-csearch_path={schema}"))
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """The DSN of a PostgreSQL server: ``TONK_PG_DSN``, or a throwaway one started for the
+    session (tests/pg_cluster.py) and stopped afterwards.  Skips when there is neither
+    (which fails the run under CI: see ``pytest_runtest_makereport``)."""
+    import os
+
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed (pip install -e '.[postgres]')")
+    named = os.environ.get("TONK_PG_DSN")
+    if named:
+        yield named
+        return
+    pg_cluster = _load_pg_cluster()
+    if pg_cluster.find_bin() is None:
+        pytest.skip("no PostgreSQL server binaries (run .ci/setup-postgres, or set TONK_PG_DSN)")
+    cluster = pg_cluster.Cluster.start()
+    previous = _stop_on_sigterm()
+    try:
+        yield cluster.dsn
+    finally:
+        cluster.stop()
+        if previous is not None:
+            import signal
+
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm():
+    """A SIGTERM to the test run ends it as Ctrl-C does, so the server is stopped too
+    (pytest runs the session's teardown on KeyboardInterrupt, not on a bare SIGTERM)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    return signal.signal(signal.SIGTERM, interrupt)
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """A URL of an empty PostgreSQL store of this test's own (a fresh schema, dropped afterwards)."""
+    import uuid
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield with_schema(pg_server, schema)
+    finally:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With ``CI`` set, a skipped ``postgres`` test is a failure: CI must run them all."""
+    import os
+
+    outcome = yield
+    report = outcome.get_result()
+    xfail = hasattr(report, "wasxfail")
+    if report.skipped and not xfail and os.environ.get("CI") and item.get_closest_marker("postgres") is not None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"a PostgreSQL test was skipped under CI, which must run it: {reason}"

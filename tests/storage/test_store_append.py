@@ -149,7 +149,7 @@ def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
     EventStore.open(db).close()
     conn = raw_conn(db)
     cols = {r[1]: (r[2], r[3], r[5]) for r in conn.execute("PRAGMA table_info(events)")}
-    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id"}
+    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position"}
     assert all(notnull for _, notnull, _ in cols.values())
     assert (cols["game_id"][2], cols["seq"][2]) == (1, 2)  # primary key (game_id, seq)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -159,7 +159,7 @@ def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
     assert applied[0] == ("tonk", "0001_events_games")
     assert applied == [("tonk", name) for name, _ in STEPS]
     triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")}
-    assert triggers == {"events_no_update", "events_no_delete"}
+    assert triggers == {"events_no_update", "events_no_delete", "events_position"}
     conn.close()
     EventStore.open(db).close()  # reopening applies nothing twice
     conn = raw_conn(db)

@@ -1,0 +1,118 @@
+"""The append contract, on both back ends: expected version, command ids, what may be appended."""
+
+from __future__ import annotations
+
+import pytest
+
+from tonk.core.events import Knocked
+from tonk.storage import ConcurrencyError, StoreError, UnknownGame
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+
+def test_appended_events_read_back_equal_and_versions_count_them(backend, games):
+    backend.record(games)
+    with backend.open(create=False) as store:
+        for g in games:
+            assert store.read(g.game_id) == g.events
+            assert [e for _, e in store.iter_events(g.game_id)] == g.events
+            assert store.version(g.game_id) == len(g.events)
+        assert store.game_ids() == sorted(g.game_id for g in games)
+        assert store.game_count() == len(games)
+        assert dict(store.iter_games()) == {g.game_id: g.events for g in games}
+        with pytest.raises(UnknownGame):
+            store.read("nope")
+        assert store.version("nope") == 0
+
+
+def test_an_append_in_two_parts_continues_the_game(backend, games):
+    g = games[0]
+    with backend.open() as store:
+        assert store.append(g.game_id, g.events[:10], 0) == 10
+        assert store.append(g.game_id, g.events[10:], 10) == len(g.events)
+        assert store.read(g.game_id) == g.events
+        assert store.verify() == []
+
+
+def test_a_stale_expected_version_raises_and_writes_nothing(backend, games):
+    g = games[0]
+    with backend.open() as store:
+        store.append(g.game_id, g.events[:10], 0)
+        before = store.last_position()
+        with pytest.raises(ConcurrencyError) as err:
+            store.append(g.game_id, g.events[10:], 9)
+        assert (err.value.expected, err.value.actual) == (9, 10)
+        with pytest.raises(ConcurrencyError):
+            store.append(g.game_id, g.events[10:], 11)
+        assert store.version(g.game_id) == 10
+        assert store.last_position() == before
+        assert store.games()[0]["events"] == 10
+
+
+def test_a_retried_command_id_is_recorded_once(backend, games):
+    g = games[0]
+    with backend.open() as store:
+        store.append(g.game_id, g.events[:10], 0)
+        knock = Knocked(player=g.events[0].players[0])
+        assert store.append(g.game_id, g.events[10:12], 10, command_id="cmd-1") == 12
+        # the retry, with the version the client saw before: the same answer, nothing written
+        assert store.append(g.game_id, g.events[10:12], 10, command_id="cmd-1") == 12
+        assert store.append(g.game_id, [knock], 10, command_id="cmd-1") == 12
+        assert store.version(g.game_id) == 12
+        assert [r.command_id for r in store.records(g.game_id)][10:] == ["cmd-1", "cmd-1"]
+
+
+def test_a_game_must_start_with_its_own_game_started(backend, games):
+    a, b = games[0], games[1]
+    with backend.open() as store:
+        with pytest.raises(StoreError, match="first event must be game_started"):
+            store.append(a.game_id, a.events[1:], 0)
+        with pytest.raises(StoreError, match="cannot be appended to game"):
+            store.append(b.game_id, a.events, 0)
+        store.append(a.game_id, a.events, 0)
+        with pytest.raises(StoreError, match="a second game_started"):
+            store.append(a.game_id, a.events[:1], len(a.events))
+        with pytest.raises(StoreError, match="not an event"):
+            store.append(b.game_id, [b.events[0], "knock"], 0)
+        assert store.game_ids() == [a.game_id]
+
+
+def test_update_and_delete_are_refused_by_the_database(backend, games):
+    backend.record(games[:1])
+    with pytest.raises(backend.refusal, match="append-only: UPDATE"):
+        backend.raw("UPDATE events SET payload = '{}' WHERE seq = 2")
+    with pytest.raises(backend.refusal, match="append-only: DELETE"):
+        backend.raw("DELETE FROM events")
+    with backend.open(create=False) as store:
+        assert store.read(games[0].game_id) == games[0].events
+
+
+def test_reopening_applies_no_migration_twice_and_keeps_the_events(backend, games):
+    backend.record(games[:1])
+    backend.record([])
+    with backend.open(create=False) as store:
+        assert store.read(games[0].game_id) == games[0].events
+
+
+def test_a_missing_store_is_not_created_when_asked_not_to(backend):
+    with pytest.raises(StoreError, match="no tonk store"):
+        backend.open(create=False)
+
+
+def test_an_ended_game_takes_no_more_events(backend, games):
+    g = games[0]  # ended
+    with backend.open() as store:
+        store.append(g.game_id, g.events, 0)
+        with pytest.raises(StoreError, match="has ended"):
+            store.append(g.game_id, [Knocked(player=g.events[0].players[0])], len(g.events))
+        assert store.version(g.game_id) == len(g.events)
+
+
+def test_a_read_only_store_reads_and_writes_nothing(backend, games):
+    backend.record(games[:1])
+    with backend.open(create=False, read_only=True) as store:
+        assert store.read(games[0].game_id) == games[0].events
+        before = store.last_position()
+        with pytest.raises(StoreError):
+            store.append(games[1].game_id, games[1].events, 0)
+        assert store.game_ids() == [games[0].game_id] and store.last_position() == before

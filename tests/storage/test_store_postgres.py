@@ -1,0 +1,123 @@
+"""What only the PostgreSQL store has: its URL, its server's refusals, the CLI on a URL."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from tonk.cli.app import app
+from tonk.storage import StoreError
+from tonk.storage.open import is_postgres, open_store
+from tonk.storage.postgres import redact
+
+
+def test_urls_pick_postgres_and_paths_sqlite():
+    assert is_postgres("postgresql://u@h/db") and is_postgres("postgres://h/db")
+    assert not is_postgres("tonk.db") and not is_postgres("./postgresql:/x.db")
+
+
+def test_a_password_is_never_shown():
+    assert redact("postgresql://bob:s3cret@db.example:5432/tonk?sslmode=require") == "postgresql://bob:***@db.example:5432/tonk?sslmode=require"
+    assert redact("postgresql://bob@db.example/tonk") == "postgresql://bob@db.example/tonk"
+
+
+def test_an_unreachable_server_is_one_clean_error_without_the_password(clean_failure):
+    r = CliRunner().invoke(app, ["--db", "postgresql://bob:s3cret@127.0.0.1:1/tonk?connect_timeout=2", "games"])
+    clean_failure(r, 2, "cannot open postgresql://bob:***@127.0.0.1:1/tonk")
+    assert "s3cret" not in r.stdout + r.stderr
+
+
+@pytest.mark.postgres
+def test_a_database_with_another_applications_events_table_is_refused_untouched(pg_url):
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE events (id int)")
+    with pytest.raises(StoreError, match="not a tonk store"):
+        open_store(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass('tonk_migrations') IS NULL, to_regclass('games') IS NULL").fetchone() == (True, True)
+
+
+@pytest.mark.postgres
+def test_a_newer_schema_is_refused(pg_url):
+    import psycopg
+
+    open_store(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO tonk_migrations (name) VALUES ('9999_from_the_future')")
+    with pytest.raises(StoreError, match="upgrade tonk"):
+        open_store(pg_url)
+
+
+@pytest.mark.postgres
+def test_truncate_is_refused_too(pg_url, games):
+    import psycopg
+
+    with open_store(pg_url) as store:
+        store.append(games[0].game_id, games[0].events, 0)
+    with psycopg.connect(pg_url, autocommit=True) as conn, pytest.raises(psycopg.errors.RaiseException, match="append-only: TRUNCATE"):
+        conn.execute("TRUNCATE events")
+
+
+@pytest.mark.postgres
+def test_two_processes_opening_a_new_store_together_apply_the_schema_once(pg_url):
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+
+    def opener(barrier, out):
+        try:
+            barrier.wait(60)
+            open_store(pg_url).close()
+            out.put("ok")
+        except BaseException as exc:
+            out.put(repr(exc))
+
+    barrier, out = ctx.Barrier(3), ctx.Queue()
+    procs = [ctx.Process(target=opener, args=(barrier, out)) for _ in range(3)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(60)
+    assert results == ["ok"] * 3
+    import psycopg
+
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT count(*) FROM tonk_migrations").fetchone()[0] == 1
+
+
+@pytest.mark.postgres
+def test_the_commands_work_on_a_postgres_url(pg_url, tmp_path):
+    runner = CliRunner()
+    env = {"TONK_DB": pg_url}
+    r = runner.invoke(app, ["simulate", "-n", "12", "-p", "3", "--seed", "5", "--hands-per-game", "6", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["games", "--json"], env=env)
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["audit", "--all"], env=env)
+    assert r.exit_code == 0, r.output
+    assert "2 clean" in r.stdout
+    r = runner.invoke(app, ["verify", "--json"], env=env)
+    assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True
+    with open_store(pg_url, create=False) as store:
+        gid = store.game_ids()[0]
+    r = runner.invoke(app, ["replay", gid[:8]], env=env)
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "all.jsonl"
+    assert runner.invoke(app, ["export", "--all", "--output", str(out)], env=env).exit_code == 0
+    sq = tmp_path / "copy.db"
+    r = runner.invoke(app, ["--db", str(sq), "import", str(out), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["games"] == 2
+
+
+def test_without_the_postgres_extra_a_url_is_one_clean_error(monkeypatch, clean_failure):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if not installed: import fails
+    monkeypatch.setitem(sys.modules, "psycopg_pool", None)
+    r = CliRunner().invoke(app, ["--db", "postgresql://u@h/db", "games"])
+    clean_failure(r, 2, "pip install 'tonk[postgres]'")
