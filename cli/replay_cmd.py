@@ -73,6 +73,7 @@ def replay_cmd(
     hand: Optional[str] = typer.Option(None, "--hand", metavar="N|N-M", help="Only these hands: 3, 3-5, 1,4 or 7- (from hand 7 on)."),
     summary: bool = typer.Option(False, "--summary", help="One line a hand: its ending, the totals and the ledger."),
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE", help="Write the replay viewer as one self-contained HTML file (with --as: only what that player saw)."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Replay a recorded game event by event, as one player saw it or as the omniscient auditor.
@@ -82,6 +83,9 @@ def replay_cmd(
     from .games_cmd import open_existing_store, resolve_game_id
 
     viewer = as_player if as_player is not None else AUDITOR
+    if html is not None:
+        _write_html(ctx, game_id, as_player, html, json_out or summary or at is not None or hand is not None)
+        return
     with reported():
         store = open_existing_store(settings(ctx).db, read_only=True)
         try:
@@ -104,6 +108,32 @@ def replay_cmd(
 
         with paged(console()):
             _print_people(viewer, events, at, hands)
+
+
+def _write_html(ctx: typer.Context, game_id: str, as_player: str | None, path: str, narrowed: bool) -> None:
+    from pathlib import Path
+
+    from ..application.audit import audit_game
+    from ..application.replay_document import replay_document
+    from ..application.replay_html import replay_html
+    from .games_cmd import open_existing_store, resolve_game_id
+
+    with reported():
+        if narrowed:
+            raise Failure("--html writes the whole game as a page: it cannot be combined with --json, --at, --hand or --summary")
+        store = open_existing_store(settings(ctx).db, read_only=True)
+        try:
+            gid = resolve_game_id(store, game_id)
+            events = store.read(gid)
+            audit = audit_game(store, gid, {})
+        finally:
+            store.close()
+        page = replay_html(replay_document(gid, events, as_player, audit))
+        try:
+            Path(path).write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise Failure(f"cannot write the HTML file {path}: {exc.strerror or exc}") from None
+    typer.echo(f"wrote {path}: {len(events)} events of game {gid}, seen by {as_player or 'every perspective'}", err=True)
 
 
 def _print_json(gid: str, viewer: str, events: list, at: int | None, hands=None) -> None:
