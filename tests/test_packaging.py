@@ -27,6 +27,8 @@ def test_wheel_holds_every_subpackage_under_tonk(tmp_path):
         sources = {p.name for p in (ROOT / folder).glob("*.py")}
         packaged = {n.split("/")[-1] for n in names if n.startswith(f"tonk/{folder}/") and n.count("/") == 2}
         assert sources <= packaged, f"{folder}: missing from the wheel: {sources - packaged}"
+    static = {p.name for p in (ROOT / "web" / "static").iterdir()}
+    assert static and {n.split("/")[-1] for n in names if n.startswith("tonk/web/static/")} >= static
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "tonk = tonk.cli.app:main" in text
