@@ -13,8 +13,9 @@ from tonk.core.state import State, evolve
 from tonk.storage import EventStore
 
 
-def record(path: Path, *, seed: int, players=("ann", "bob", "cy"), hands: int = 2, stop_after: int | None = None, finish: bool = True) -> Game:
-    """Play ``hands`` hands with random legal moves (knocking seldom) and record them.
+def record(path: Path, *, seed: int, players=("ann", "bob", "cy"), hands: int = 2, stop_after: int | None = None, finish: bool = True, knock_rate: float = 0.0) -> Game:
+    """Play ``hands`` hands with random legal moves (knocking at a turn's start with
+    probability ``knock_rate``) and record them.
     With ``stop_after`` the last hand stops after that many actions, still being played."""
     game = Game.new(list(players), seed=seed, options={"max_turns_per_hand": 60})
     rng = random.Random(seed)
@@ -28,6 +29,8 @@ def record(path: Path, *, seed: int, players=("ann", "bob", "cy"), hands: int = 
                     return game
                 legal = game.legal_actions()
                 choice = rng.choice([a for a in legal if type(a).__name__ != "Knock"] or legal)
+                if type(legal[0]).__name__ == "Knock" and rng.random() < knock_rate:
+                    choice = legal[0]
                 version = store.append(game.game_id, game.play(choice), version)
                 actions += 1
         if finish:
@@ -92,3 +95,75 @@ def runner_json_fixture(tonk_cli):
         return json.loads(result.stdout)
 
     return run
+
+
+# --- the browser: Debian's Chromium driven by Playwright ----------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CI=true a skipped browser test fails the run: CI must really run them."""
+    import os
+
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and item.get_closest_marker("browser") is not None and os.environ.get("CI") == "true":
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"a browser test may not be skipped in CI (CI=true): {reason}"
+
+
+@pytest.fixture(scope="session")
+def browser_context(tmp_path_factory):
+    """One headless Chromium (the system's) with a fresh profile for the session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("Playwright is not installed: pip install -e '.[browser]' (make test does)")
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is missing: bash .ci/setup-browser (make test does)")
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1100, "height": 900},
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser_context):
+    """A fresh tab; page errors fail the test."""
+    tab = browser_context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield tab
+    tab.close()
+    assert not errors, errors
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """Where the tests save screenshots: $TONK_SCREENSHOTS (``make screenshots``) or a tmp dir."""
+    import os
+
+    folder = Path(os.environ.get("TONK_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

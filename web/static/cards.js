@@ -1,6 +1,6 @@
 // Cards as people read them: "10♥" on screen, "ten of hearts" for a screen reader.
-// A card is the engine's text form: rank then suit ("10H", "AS", "KD"), jokers "X1"/"X2";
-// "??" is a card the perspective cannot see.
+// A card is the engine's text form: rank then suit (10H, AS, KD), jokers X1 and X2;
+// ?? is a card the perspective cannot see.
 
 const RANK_NAMES = {
   A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",

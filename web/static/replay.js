@@ -117,6 +117,7 @@ function drawSeats(view) {
   const seats = document.createDocumentFragment();
   for (const player of view.players) {
     const seat = el("section", null, "seat");
+    seat.dataset.player = player;
     if (view.in_hand && view.to_act === player) seat.classList.add("to-act");
     if (player === view.viewer) seat.classList.add("mine");
     const title = el("h3", player);
