@@ -266,3 +266,44 @@ def test_text_from_the_record_is_shown_as_text(page, tmp_path, record, tonk_cli)
     assert page.locator("#seats img, #seats b, main img").count() == 0
     assert "<b>bo</b>" in page.inner_text("#seats")
     assert page.title() != "1"
+
+
+CONTRAST = """() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el.getClientRects().length) continue;
+    const fg = rgb(getComputedStyle(el).color).slice(0, 3);
+    const [a, b] = [lum(fg), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.push([n.textContent.trim().slice(0, 30), Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}"""
+
+
+def test_every_text_has_enough_contrast_and_every_control_a_name(page, full_game):
+    db, game, path = full_game
+    doc = replay_document(game.game_id, events_of(db, game))
+    open_viewer(page, path.as_uri() + f"#e={doc['hands'][0]['last']}")
+    measured = page.evaluate(CONTRAST)
+    assert len(measured) > 50
+    assert [m for m in measured if m[1] < 4.5] == []  # WCAG AA for normal text
+    unnamed = page.evaluate("""() => [...document.querySelectorAll('button, select, input')]
+        .filter(e => !(e.labels && e.labels.length) && !e.textContent.trim() && !e.getAttribute('aria-label'))
+        .map(e => e.id)""")
+    assert unnamed == []
+    assert page.eval_on_selector_all("li.card", "els => els.every(e => e.getAttribute('role') === 'img' && /^(hidden card|joker \\\\d|(ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king) of (spades|hearts|diamonds|clubs))$/.test(e.getAttribute('aria-label')))")

@@ -12,6 +12,7 @@ const ui = {};
 let doc = null;
 let seq = 1;
 let viewer = AUDITOR;
+const drawn = { hand: null, viewer: null };  // what the hands and audit panels were last drawn for
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -254,8 +255,8 @@ function render() {
   drawSeats(view);
   drawSpreads(view);
   drawStock(view);
-  drawHands();
-  drawAudit();
+  if (drawn.hand !== index) { drawHands(); drawn.hand = index; }  // these change only between hands
+  if (drawn.viewer !== viewer) { drawAudit(); drawn.viewer = viewer; }  // and with the perspective
 }
 
 // --- controls -----------------------------------------------------------------------------
