@@ -11,13 +11,14 @@ from tonk.core import Game
 from tonk.core.events import GameStarted, HandDealt, HandEnded
 from tonk.core.state import State, evolve
 from tonk.storage import EventStore
+from tonk.variants import load_ruleset
 
 
 def record(path: Path, *, seed: int, players=("ann", "bob", "cy"), hands: int = 2, stop_after: int | None = None, finish: bool = True, knock_rate: float = 0.0) -> Game:
     """Play ``hands`` hands with random legal moves (knocking at a turn's start with
     probability ``knock_rate``) and record them.
     With ``stop_after`` the last hand stops after that many actions, still being played."""
-    game = Game.new(list(players), seed=seed, options={"max_turns_per_hand": 60})
+    game = Game.new(list(players), seed=seed, ruleset=load_ruleset((), {"max_turns_per_hand": 60}))
     rng = random.Random(seed)
     with EventStore.open(path, create=True) as store:
         version = store.append(game.game_id, list(game.events), 0)

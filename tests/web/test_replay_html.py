@@ -62,7 +62,7 @@ def test_bad_input_is_one_error_line_and_no_file(tmp_path, record, tonk_cli, cle
     game = record(db, seed=14, hands=1)
     out = tmp_path / "x.html"
     clean_failure(tonk_cli(db, "replay", game.game_id, "--as", "zed", "--html", str(out)), 2, "'zed' is not a player of this game")
-    clean_failure(tonk_cli(db, "replay", game.game_id, "--html", str(out), "--json"), 2, "cannot be combined with --json or --at")
+    clean_failure(tonk_cli(db, "replay", game.game_id, "--html", str(out), "--json"), 2, "cannot be combined with --json, --at, --hand or --summary")
     clean_failure(tonk_cli(db, "replay", "nosuchgame", "--html", str(out)), 2, "nosuchgame")
     assert not out.exists()
     clean_failure(tonk_cli(db, "replay", game.game_id, "--html", str(tmp_path / "missing" / "x.html")), 2, "cannot write the HTML file")
