@@ -31,6 +31,7 @@ from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult,
 from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
+from .pages import PAGE_HANDLERS
 from .streams import last_event_id, stream_app
 
 
@@ -223,7 +224,7 @@ def create_app(config: ServiceConfig) -> Litestar:
             store.close()
 
     return Litestar(
-        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping],
+        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),

@@ -1,0 +1,93 @@
+"""The web pages: the lobby, a seat's table and the replay viewer (static files of ``tonk.web``),
+and the two JSON routes only they need (the installed variants, a game's replay document).
+
+The pages talk to the same HTTP API as any client; the replay viewer shows the views the
+engine computed (``tonk.application.replay_document``) and applies no rule in the browser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from litestar import Request, Response, get
+
+from .. import web
+from ..application.replay_document import replay_document
+from ..application.table_types import StillInPlay, TableError, UnknownTable
+
+_TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
+#: every page sends this: nothing but its own origin's scripts, styles and requests
+_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+_HEADERS = {"Content-Security-Policy": _POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
+
+
+def _static_names() -> set[str]:
+    return {p.name for p in web.STATIC.iterdir() if p.name.rsplit(".", 1)[-1] in ("html", "css", "js")}
+
+
+_ASSET_LINK = re.compile(r'\b(href|src)="([a-z-]+\.(?:css|js))"')
+
+
+def _page(name: str, replace: dict[str, str] | None = None) -> Response:
+    """A page of ``tonk.web`` with its CSS and script links pointing to ``/static/``."""
+    text = _ASSET_LINK.sub(r'\1="/static/\2"', web.asset(name))
+    for old, new in (replace or {}).items():
+        text = text.replace(old, new)
+    return Response(content=text, media_type=_TYPES[".html"], headers=_HEADERS)
+
+
+@get("/", summary="The lobby (HTML)", include_in_schema=False)
+async def lobby_page() -> Response:
+    return _page("lobby.html")
+
+
+@get("/play/{table_id:str}", summary="A seat's table (HTML)", include_in_schema=False)
+async def table_page(table_id: str) -> Response:
+    return _page("table.html")
+
+
+@get("/games/{game_id:str}", summary="The replay viewer of an ended game (HTML)", include_in_schema=False)
+async def replay_page(game_id: str) -> Response:
+    from urllib.parse import quote
+
+    return _page(
+        "replay.html",
+        {
+            'data-replay-src="replay.json"': f'data-replay-src="/games/{quote(game_id, safe="")}/document"',
+        },
+    )
+
+
+@get("/static/{name:str}", summary="A static file of the web pages", include_in_schema=False)
+async def static_file(name: str) -> Response:
+    if name not in _static_names():
+        raise UnknownTable(f"no static file {name!r}")
+    suffix = "." + name.rsplit(".", 1)[-1]
+    return Response(content=web.asset(name), media_type=_TYPES[suffix], headers=_HEADERS)
+
+
+@get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it")
+async def replay_data(game_id: str, request: Request) -> dict[str, Any]:
+    from ..application.audit import audit_game
+    from ..core.events import GameEnded
+
+    store = request.app.state.tables.store
+    events = store.read(game_id)  # UnknownGame: 404
+    if type(events[-1]) is not GameEnded:
+        raise StillInPlay(f"game {game_id} is still in play: its replay opens when it has ended", current_version=len(events))
+    return replay_document(game_id, events, None, audit_game(store, game_id, {}))
+
+
+@get("/variants", summary="The installed variants and their options, as tonk variants --json")
+async def installed_variants() -> dict[str, Any]:
+    from ..variants.registry import default_registry, describe
+
+    registry = default_registry()
+    regs = sorted(registry.all(), key=lambda r: (r.info.name != "classic", r.info.name))
+    return {"variants": [describe(r, doc=False) for r in regs], "problems": list(registry.problems)}
+
+
+PAGE_HANDLERS = [lobby_page, table_page, replay_page, static_file, replay_data, installed_variants]
+
+__all__ = ["PAGE_HANDLERS", "TableError"]

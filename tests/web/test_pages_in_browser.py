@@ -1,0 +1,177 @@
+"""The lobby, a seat's table and the served replay viewer in a real browser, against a real
+``tonk serve`` process on a loopback port: a whole hand against bots by clicking, an illegal
+action explained, and nothing of another seat's hidden cards in the DOM or any response."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser_context fixture skips (and under CI=true the skip fails the run)
+    expect = None
+
+from tonk.storage import EventStore
+
+pytestmark = pytest.mark.browser
+
+TONK = str(Path(sys.executable).with_name("tonk"))
+
+
+@pytest.fixture
+def service(tmp_path):
+    """``tonk serve`` on a free loopback port; stopped by its pid."""
+    try:
+        import litestar  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        pytest.skip("the extra 'serve' is not installed (make test installs it)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "served.db"
+    log = open(tmp_path / "serve.log", "ab")
+    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", db
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
+def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = None) -> str:
+    """Create a table from the lobby's form (ann a person, bob and cy bots); sit down as ann."""
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.fill("#hand-limit", str(hands))
+    if screenshots is not None:
+        page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
+    page.click("#create")
+    page.wait_for_selector("#created .tokens")
+    assert page.locator("#created .tokens li").count() == 2  # ann's token and the host's
+    page.click("text=Play as ann here")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("body[data-ready=true]")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def wait_my_turn_or_end(page) -> bool:
+    """True when it is ann's turn, False when the game has ended."""
+    expect(page.locator("#turn")).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.)$"), timeout=20000)
+    return page.inner_text("#turn") == "Your turn."
+
+
+def wait_moved_on(page, version: str | None) -> None:
+    expect(page.locator("body")).not_to_have_attribute("data-version", version or "", timeout=20000)
+
+
+def test_play_a_whole_hand_against_bots_by_clicking_then_replay_it(page, service, screenshots):
+    base, db = service
+    table = create_in_lobby(page, base, screenshots=screenshots)
+    shot = False
+    while wait_my_turn_or_end(page):
+        version = page.get_attribute("body", "data-version")
+        page.click("#draw_stock")
+        wait_moved_on(page, version)
+        if not wait_my_turn_or_end(page):
+            break
+        if not shot:
+            page.screenshot(path=str(screenshots / "table.png"), full_page=True)
+            shot = True
+        version = page.get_attribute("body", "data-version")
+        page.locator("#hand button.card").last.click()
+        page.click("#discard")
+        wait_moved_on(page, version)
+        assert page.inner_text("#problem") == ""
+    assert "Hand 1 ended by" in page.inner_text("#last-hand")
+    with EventStore.open(db, create=False) as store:
+        events = store.read(table)
+    assert type(events[-1]).__name__ == "GameEnded"
+    page.click("text=Replay this game")
+    page.wait_for_selector("body[data-ready]")
+    assert page.get_attribute("body", "data-ready") == "true", page.inner_text("#status")
+    assert page.inner_text("#position") == f"Event 1 of {len(events)}"
+    assert "Verdict: clean" in page.inner_text("#audit")
+
+
+def test_an_illegal_action_is_explained_and_changes_nothing(page, service):
+    base, db = service
+    create_in_lobby(page, base)
+    assert wait_my_turn_or_end(page)
+    version = page.get_attribute("body", "data-version")
+    hand = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")
+    page.locator("#hand button.card").first.click()
+    page.keyboard.press("x")  # discard before drawing
+    page.wait_for_selector("#problem .violation")
+    assert page.inner_text("#problem .violation") == "MUST_DRAW_FIRST"
+    assert re.fullmatch(r"A\d+(\.\d+)*", page.inner_text("#problem .rule"))
+    assert page.inner_text("#problem .sentence").startswith("illegal (MUST_DRAW_FIRST, rule ")
+    assert page.get_attribute("body", "data-version") == version
+    assert page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)") == hand
+
+
+def test_a_seats_page_holds_no_other_seats_hidden_cards(page, service, never_seen):
+    base, db = service
+    bodies: list[tuple[str, str]] = []
+
+    def keep(response):
+        if "text/event-stream" not in (response.headers.get("content-type") or ""):
+            try:
+                bodies.append((response.url, response.text()))
+            except Exception:
+                pass
+
+    page.on("response", keep)
+    table = create_in_lobby(page, base, hands=2)
+    assert wait_my_turn_or_end(page)
+    page.click("#draw_stock")
+    assert wait_my_turn_or_end(page)
+    # what the seat's own stream sends, read with the page's own session cookie
+    streamed = page.evaluate(
+        """(table) => new Promise((resolve) => {
+            const got = [];
+            const s = new EventSource('/tables/' + table + '/events');
+            s.onmessage = (m) => got.push(m.data);
+            s.addEventListener('snapshot', (m) => got.push(m.data));
+            setTimeout(() => { s.close(); resolve(got); }, 1500);
+        })""",
+        table,
+    )
+    dom = page.evaluate("document.documentElement.outerHTML")
+    version = int(page.get_attribute("body", "data-version"))
+    with EventStore.open(db, create=False) as store:
+        events = store.read(table)[:version]
+    hidden = never_seen(events, "ann")
+    assert len(hidden) > 20  # the stock and the bots' hands
+    assert len(streamed) >= 1 and len(bodies) >= 8
+    names = {card_name(c) for c in hidden}
+    assert not [n for n in names if n in dom]
+    for text in [dom, *streamed, *(b for _, b in bodies)]:
+        assert not [c for c in hidden if re.search(rf'"{c}"', text)]
+
+
+RANKS = {"A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king"}
+SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_name(code: str) -> str:
+    return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
