@@ -63,11 +63,12 @@ def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = 
     page.goto(base + "/")
     page.wait_for_selector("body[data-ready=true]")
     page.fill("#hand-limit", str(hands))
+    page.click("#create")
+    expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
+    assert page.locator("#created .tokens").count() == 1, page.inner_text("#status")
+    assert page.locator("#created .tokens li").count() == 2  # ann's token and the host's
     if screenshots is not None:
         page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
-    page.click("#create")
-    page.wait_for_selector("#created .tokens")
-    assert page.locator("#created .tokens li").count() == 2  # ann's token and the host's
     page.click("text=Play as ann here")
     page.wait_for_url(re.compile(r"/play/"))
     page.wait_for_selector("body[data-ready=true]")
@@ -86,9 +87,11 @@ def wait_moved_on(page, version: str | None) -> None:
 
 def test_play_a_whole_hand_against_bots_by_clicking_then_replay_it(page, service, screenshots):
     base, db = service
-    table = create_in_lobby(page, base, screenshots=screenshots)
+    table = create_in_lobby(page, base, hands=2, screenshots=screenshots)
     shot = False
+    moves = 0
     while wait_my_turn_or_end(page):
+        moves += 1
         version = page.get_attribute("body", "data-version")
         page.click("#draw_stock")
         wait_moved_on(page, version)
@@ -102,7 +105,7 @@ def test_play_a_whole_hand_against_bots_by_clicking_then_replay_it(page, service
         page.click("#discard")
         wait_moved_on(page, version)
         assert page.inner_text("#problem") == ""
-    assert "Hand 1 ended by" in page.inner_text("#last-hand")
+    assert moves >= 2 and "Hand 2 ended by" in page.inner_text("#last-hand")
     with EventStore.open(db, create=False) as store:
         events = store.read(table)
     assert type(events[-1]).__name__ == "GameEnded"
