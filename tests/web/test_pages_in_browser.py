@@ -4,6 +4,7 @@ action explained, and nothing of another seat's hidden cards in the DOM or any r
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import socket
@@ -26,36 +27,57 @@ pytestmark = pytest.mark.browser
 TONK = str(Path(sys.executable).with_name("tonk"))
 
 
+class Service:
+    """``tonk serve`` on a loopback port as a child process; ``stop()`` ends it by its pid."""
+
+    def __init__(self, tmp_path: Path):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.db = tmp_path / "served.db"
+        self.logs = tmp_path / "serve.log"
+        self.start()
+
+    def start(self) -> None:
+        self.log = open(self.logs, "ab")
+        self.proc = subprocess.Popen([TONK, "--db", str(self.db), "serve", "--port", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                assert self.proc.poll() is None and time.monotonic() < deadline, self.logs.read_text()
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
 @pytest.fixture
-def service(tmp_path):
-    """``tonk serve`` on a free loopback port; stopped by its pid."""
+def server(tmp_path):
     try:
         import litestar  # noqa: F401
         import uvicorn  # noqa: F401
     except ImportError:
         pytest.skip("the extra 'serve' is not installed (make test installs it)")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    db = tmp_path / "served.db"
-    log = open(tmp_path / "serve.log", "ab")
-    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port)], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", db
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
+    running = Service(tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def service(server):
+    """(base URL, store path) of a running ``tonk serve``."""
+    return server.url, server.db
 
 
 def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = None) -> str:
@@ -178,3 +200,38 @@ SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
 def card_name(code: str) -> str:
     return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
+
+
+def test_the_table_reconnects_and_resumes_after_the_server_restarts(page, server):
+    create_in_lobby(page, server.url)
+    assert wait_my_turn_or_end(page)
+    expect(page.locator("#connection")).to_have_text("live")
+    hand = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")
+    server.stop()
+    expect(page.locator("#connection")).to_have_text("reconnecting\u2026", timeout=10000)
+    server.start()
+    expect(page.locator("#connection")).to_have_text("live", timeout=20000)
+    assert page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)") == hand
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("d")  # the keyboard draws from the stock
+    wait_moved_on(page, version)
+    assert len(page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")) == len(hand) + 1
+
+
+def test_join_a_seat_from_the_lobby_with_its_token(page, service):
+    import urllib.request
+
+    base, db = service
+    request = urllib.request.Request(base + "/tables", data=b'{"seats": ["ann", "bob"], "bots": {"bob": "random"}}', headers={"Content-Type": "application/json"})
+    created = json.loads(urllib.request.urlopen(request, timeout=10).read())
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.select_option("#join-table", created["table"])
+    page.fill("#join-token", "not-the-token")
+    page.click("#join-form button[type=submit]")
+    page.wait_for_selector("body[data-ready=error]")
+    assert "error: " in page.inner_text("#connection") and page.is_visible("#token-form")
+    page.fill("#token", created["tokens"]["ann"])
+    page.click("text=Sit down")
+    expect(page.locator("#whoami")).to_have_text(f"You are ann at table {created['table'][:8]}.")
+    assert page.locator("#hand button.card").count() >= 5
