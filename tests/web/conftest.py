@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import random
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -168,3 +173,61 @@ def screenshots(tmp_path_factory) -> Path:
     folder = Path(os.environ.get("TONK_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+# --- a real tonk serve process -------------------------------------------------------------------
+
+TONK = str(Path(sys.executable).with_name("tonk"))
+
+
+class Service:
+    """``tonk serve`` on a loopback port as a child process; ``stop()`` ends it by its pid."""
+
+    def __init__(self, tmp_path: Path):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.db = tmp_path / "served.db"
+        self.logs = tmp_path / "serve.log"
+        self.start()
+
+    def start(self) -> None:
+        self.log = open(self.logs, "ab")
+        self.proc = subprocess.Popen([TONK, "--db", str(self.db), "serve", "--port", str(self.port)], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                assert self.proc.poll() is None and time.monotonic() < deadline, self.logs.read_text()
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    try:
+        import litestar  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        pytest.skip("the extra 'serve' is not installed (make test installs it)")
+    running = Service(tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def service(server):
+    """(base URL, store path) of a running ``tonk serve``."""
+    return server.url, server.db

@@ -1,0 +1,49 @@
+"""The pages' routes on a real ``tonk serve``: the pages and their static files, the replay
+document of an ended game, and clear 4xx JSON errors (never a 500) for what is not there."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+
+def get(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.headers, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode()
+
+
+def post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_pages_static_files_and_errors(service):
+    base, db = service
+    for path, kind in (("/", "text/html"), ("/static/lobby.js", "text/javascript"), ("/static/pages.css", "text/css"), ("/static/replay.js", "text/javascript")):
+        status, headers, text = get(base + path)
+        assert status == 200 and headers["content-type"].startswith(kind), path
+        assert "default-src 'none'" in headers["content-security-policy"]
+    status, _, page = get(base + "/")
+    assert 'src="/static/lobby.js"' in page and 'href="/static/pages.css"' in page
+    for path in ("/static/nothing.js", "/static/..%2Fpages.py", "/static/__init__.py"):
+        status, headers, text = get(base + path)
+        assert status == 404 and json.loads(text)["error"]["code"] == "not_found", path
+    created = post(base + "/tables", {"seats": ["ann", "bob"], "bots": {"bob": "greedy"}})
+    status, _, text = get(base + f"/games/{created['table']}/document")
+    assert status == 409 and "still in play" in json.loads(text)["error"]["message"]
+    status, _, text = get(base + "/games/no-such-game/document")
+    assert status == 404 and json.loads(text)["error"]["code"] == "not_found"
+    status, _, page = get(base + f"/games/{created['table']}")
+    assert status == 200 and f'data-replay-src="/games/{created["table"]}/document"' in page
+
+
+def test_the_variants_route_lists_what_tonk_variants_lists(service, runner_json):
+    base, db = service
+    status, _, text = get(base + "/variants")
+    assert status == 200
+    assert json.loads(text) == runner_json(db, "variants", "--json")
