@@ -81,11 +81,11 @@ async def replay_data(game_id: str, request: Request) -> dict[str, Any]:
 
 @get("/variants", summary="The installed variants and their options, as tonk variants --json")
 async def installed_variants() -> dict[str, Any]:
-    from ..variants.registry import default_registry, describe
+    from ..variants.registry import default_registry, describe_variant
 
     registry = default_registry()
     regs = sorted(registry.all(), key=lambda r: (r.info.name != "classic", r.info.name))
-    return {"variants": [describe(r, doc=False) for r in regs], "problems": list(registry.problems)}
+    return {"variants": [describe_variant(r, doc=False) for r in regs], "problems": list(registry.problems)}
 
 
 PAGE_HANDLERS = [lobby_page, table_page, replay_page, static_file, replay_data, installed_variants]
