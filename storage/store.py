@@ -28,7 +28,7 @@ from sqlite_utils import Database
 
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from . import projection
-from .chain import CHAIN_VERSION, CHAIN_VERSIONS, CHECK_COLUMNS, GENESIS, ChainFinding, UnknownChainVersion, chain_links, check_chain, link_hash
+from .chain import CHAIN_VERSION, CHAIN_VERSIONS, CHECK_COLUMNS, GENESIS, ChainFinding, UnknownChainVersion, chain_links, check_chain, scan_link_hash
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
@@ -372,6 +372,7 @@ class EventStore:
         want = 1
         last = GENESIS
         type_name = _TYPE_NAME_OF.get
+        link_hash = scan_link_hash()
         with self._reading():
             for game_id, seq, type_, data, hash_, prev_hash, chain, at, cmd in cur:
                 if game_id != current:
