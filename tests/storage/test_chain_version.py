@@ -186,20 +186,23 @@ def old_store(path: Path, games) -> None:
     db = Database(path)
     old = Migrations("tonk")
     steps = [name for name, _ in STEPS]
-    for name, fn in STEPS[: steps.index("0003_chain_version")]:
+    for name, fn in STEPS[: steps.index("0004_chain_version")]:
         old(name=name)(fn)
     old.apply(db)
     db.execute(f"PRAGMA user_version = {len(steps) - 1}")
     conn = db.conn
+    position = 0
     for g in games:
         prev = GENESIS
         times = [f"2026-01-01T00:{seq // 60:02d}:{seq % 60:02d}.000000Z" for seq in range(1, len(g.events) + 1)]
         for seq, (e, at) in enumerate(zip(g.events, times), 1):
             data = encode(e)
             h = v1_hash(prev, data)
+            position += 1
             conn.execute(
-                "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (g.game_id, seq, e.__struct_config__.tag, data.decode(), at, h, prev, f"old-{seq}"),
+                "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (g.game_id, seq, e.__struct_config__.tag, data.decode(), at, h, prev, f"old-{seq}", position),
             )
             prev = h
         projection.update(conn, g.game_id, g.events, times, new=True)
