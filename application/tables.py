@@ -23,6 +23,7 @@ import random
 import secrets
 import time
 import uuid
+from itertools import islice
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -32,13 +33,12 @@ from ..core.bots import make_bot
 from ..core.commands import DealHand
 from ..core.commitment import new_salt, secure_shuffle
 from ..core.errors import IllegalAction, SetupError
-from ..core.events import CardDrawn, EmptyStockCalled, Event, GameEnded, HandEnded, Knocked, encode
+from ..core.events import CardDrawn, EmptyStockCalled, Event, GameEnded, HandEnded, Knocked
 from ..core.game import Game, parse_command
 from ..core.legal import legal_actions
 from ..core.names import check_name
 from ..core.turn import decide
 from ..core.views import AUDITOR, event_view, player_view
-from ..storage.chain import GENESIS, link_hash
 from ..storage.seats import SeatStore
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
@@ -304,11 +304,9 @@ class Tables:
         )
 
     def _stage(self, table: Table, events: list[Event]) -> None:
-        """Apply events to the cached fold and keep them for the batch's one append."""
-        prev = table.hashes[-1] if table.hashes else GENESIS
+        """Apply events to the cached fold and keep them for the batch's one append (their
+        hashes, which cover the time the append records, are read back after it)."""
         for e in events:
-            prev = link_hash(prev, encode(e))
-            table.hashes.append(prev)
             table.game._apply(e)
         table.pending.extend(events)
 
@@ -325,6 +323,7 @@ class Tables:
                 return
             try:
                 self.store.append(table.game.game_id, events, expected_version=before, command_id=command_id or None)
+                table.hashes.extend(r.hash for r in islice(self.store.records(table.game.game_id), len(table.hashes), None))
             except ConcurrencyError:
                 raise StaleVersion("the table changed under this command; read it again", current_version=self.store.version(table.id)) from None
         except BaseException:

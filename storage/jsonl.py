@@ -4,11 +4,13 @@ An export is one header line ``{"format":"tonk-events","format_version":N}``
 then one line per stored event, games one after the other, each game's events
 in seq order::
 
-    {"game_id":…,"seq":1,"type":"game_started","recorded_at":…,"hash":…,"prev_hash":…,"command_id":"","payload":{…}}
+    {"game_id":…,"seq":1,"type":"game_started","recorded_at":…,"hash":…,"prev_hash":…,"command_id":"","chain":2,"payload":{…}}
 
 ``payload`` holds the event's canonical bytes verbatim, so the hash chain can
 be checked on import and an export → import → export round trip is
-byte-identical.
+byte-identical.  ``chain`` is the event's chain version (:mod:`.chain`); an
+event of version 1 is written without it, as tonk wrote it before version 2,
+and a line without it is read as version 1.
 
 Import validates the whole file before writing anything (format, types, seq
 continuity, hash chain, canonical bytes, and — when the caller passes a
@@ -33,7 +35,7 @@ from ..core.errors import TonkError
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from ..core.names import BadName, check_game_id, check_name
 from ..core.safe_json import UnsafeJSON, check_depth_bytes
-from .chain import GENESIS, link_break
+from .chain import GENESIS, break_message, link_break
 from .codec import Decoder, first_event
 from .errors import ImportRefused, StoreError, UnknownGame
 from .store import EventStore, Record
@@ -72,6 +74,20 @@ class Header(msgspec.Struct, frozen=True, omit_defaults=True):
     games: list[GameMark] | None = None
 
 
+class _LineV1(msgspec.Struct, kw_only=True):
+    """An export line of an event of chain version 1: a :class:`Record` without ``chain``,
+    as tonk wrote it before version 2 (so an old file round-trips byte for byte)."""
+
+    game_id: str
+    seq: int
+    type: str
+    recorded_at: str
+    hash: str
+    prev_hash: str
+    command_id: str
+    payload: msgspec.Raw
+
+
 _encoder = msgspec.json.Encoder()
 _header_decoder = msgspec.json.Decoder(Header)
 _line_decoder = msgspec.json.Decoder(Record)
@@ -99,9 +115,25 @@ def export_games(store: EventStore, game_ids: Iterable[str] | None, out: BinaryI
         events = 0
         for gid in ids:
             for rec in store.records(gid):
-                out.write(_encoder.encode(rec) + b"\n")
+                out.write(_line(rec))
                 events += 1
     return len(ids), events
+
+
+def _line(rec: Record) -> bytes:
+    if rec.chain == 1:
+        old = _LineV1(
+            game_id=rec.game_id,
+            seq=rec.seq,
+            type=rec.type,
+            recorded_at=rec.recorded_at,
+            hash=rec.hash,
+            prev_hash=rec.prev_hash,
+            command_id=rec.command_id,
+            payload=rec.payload,
+        )
+        return _encoder.encode(old) + b"\n"
+    return _encoder.encode(rec) + b"\n"
 
 
 # --- import ---------------------------------------------------------------------------------
@@ -266,14 +298,19 @@ def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
     want = len(game.records) + 1
     prev = game.records[-1].hash if game.records else GENESIS
     data = bytes(rec.payload)
-    broken = link_break(want, prev, rec.seq, rec.prev_hash, data, rec.hash)
+    broken = link_break(want, prev, rec.seq, rec.prev_hash, data, rec.hash, rec.chain, rec.recorded_at, rec.command_id)
     if broken is not None:
         if broken.kind == "seq":
             raise ImportRefused(source, n, f"seq gap in game {gid}: expected seq {want}, found {rec.seq}")
         if broken.kind == "prev":
             what = "the genesis value" if want == 1 else f"the hash of seq {want - 1}"
             raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: prev_hash {rec.prev_hash} is not {what} ({prev})")
-        raise ImportRefused(source, n, f"broken chain in game {gid} at seq {want}: the payload hashes to {broken.expected}, the line says {rec.hash}")
+        if broken.kind == "version":
+            raise ImportRefused(source, n, f"game {gid} seq {want}: {break_message(broken, want, rec.chain)}")
+        what = "the payload" if rec.chain == 1 else "the payload, recorded_at and command_id"
+        raise ImportRefused(
+            source, n, f"broken chain in game {gid} at seq {want}: {what} hash to {broken.expected} (chain version {rec.chain}), the line says {rec.hash}"
+        )
     try:
         if want == 1:
             event, game.decoder = first_event(data)
@@ -313,12 +350,20 @@ def _check_rules(source: str, game: _Game, rules_check: RulesCheck) -> None:
         )
 
 
-def _against_store(store: EventStore, source: str, game: _Game) -> bool:
-    """True if the game is new to the store, False if stored with the same events."""
+def _against_store(store: EventStore, source: str, game: _Game, warnings: list[str]) -> bool:
+    """True if the game is new to the store, False if stored with the same events (the
+    same payloads; when their recorded times or command ids differ, which the hashes of
+    chain version 2 cover, the store keeps its own and ``warnings`` says so)."""
     stored = store.version(game.game_id)
     if not stored:
         return True
     if stored == len(game.records) and store.last_hash(game.game_id) == game.records[-1].hash:
+        return False
+    if stored == len(game.records) and [bytes(r.payload) for r in store.records(game.game_id)] == [bytes(r.payload) for r in game.records]:
+        warnings.append(
+            f"{source}: game {game.game_id} is already in the store with the same events but other recorded times or command ids: "
+            "the store keeps its own"
+        )
         return False
     raise ImportRefused(
         source,
@@ -341,7 +386,7 @@ def check_file(
         for game in _games(f, source, digest, result.warnings):
             if rules_check is not None:
                 _check_rules(source, game, rules_check)
-            if store is None or _against_store(store, source, game):
+            if store is None or _against_store(store, source, game, result.warnings):
                 result.imported.append(game.game_id)
                 result.events += len(game.records)
             else:

@@ -36,7 +36,7 @@ import msgspec
 
 from ..core.events import Event, decode, encode
 from . import projection
-from .chain import GENESIS, ChainFinding, chain_links, check_chain
+from .chain import CHAIN_VERSION, CHECK_COLUMNS, GENESIS, ChainFinding, chain_links, check_chain
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
@@ -51,8 +51,8 @@ POOL_SIZE = 8
 CONNECT_TIMEOUT_S = 10
 
 _INSERT = (
-    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position, chain) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _LAST = "SELECT seq, hash FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
 _LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
@@ -60,7 +60,7 @@ _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = %s AND command_id = %s LIMIT
 _LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
-_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, payload"
+_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, chain, payload"
 _GAMES_SELECT = f"SELECT {', '.join(projection.COLUMNS)} FROM games"
 _GAMES_UPSERT = (
     f"INSERT INTO games ({', '.join(projection.COLUMNS)}) VALUES ({', '.join('%s' for _ in projection.COLUMNS)}) "
@@ -246,9 +246,9 @@ class PostgresEventStore(EventStore):
             _check_starts(game_id, events, encoded, actual)
             _check_not_after_end(game_id, encoded, actual, last_type)
             at = now()
-            links = chain_links(prev, [data for _, data in encoded])
+            links = chain_links(prev, [data for _, data in encoded], at, cmd)
             rows = [
-                (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, position + i)
+                (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, position + i, CHAIN_VERSION)
                 for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
             ]
             seq, position = actual + len(rows), position + len(rows)
@@ -272,7 +272,7 @@ class PostgresEventStore(EventStore):
         cur.executemany(
             _INSERT,
             [
-                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i)
+                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i, r.chain)
                 for i, r in enumerate(records, 1)
             ],
         )
@@ -353,7 +353,7 @@ class PostgresEventStore(EventStore):
 
     def iter_verified_games(self, game_ids: Sequence[str] | None = None):
         """See :meth:`EventStore.iter_verified_games`: the same one-pass scan (shared code)."""
-        sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
+        sql = "SELECT game_id, seq, type, payload, hash, prev_hash, chain, recorded_at, command_id FROM events"
         if game_ids is None:
             with self._scan(sql + " ORDER BY game_id, seq") as cur:
                 yield from self._verified(_payload_bytes(cur))
@@ -460,7 +460,7 @@ class PostgresEventStore(EventStore):
         return problems
 
     def verify(self, game_id: str | None = None) -> list[ChainFinding]:
-        sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
+        sql = f"SELECT {CHECK_COLUMNS} FROM events"
         if game_id is None:
             with self._scan(sql + " ORDER BY game_id, seq") as cur:
                 return list(check_chain(cur))
@@ -503,5 +503,5 @@ class PostgresEventStore(EventStore):
 def _payload_bytes(rows: Iterator[tuple]) -> Iterator[tuple]:
     """Scan rows with the payload as the bytes that were hashed (text comes over the wire
     as it is, where a ``bytea`` column would come hex-encoded: twice the bytes to parse)."""
-    for game_id, seq, type_, payload, hash_, prev_hash in rows:
-        yield game_id, seq, type_, payload.encode("utf-8"), hash_, prev_hash
+    for game_id, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
+        yield game_id, seq, type_, payload.encode("utf-8"), hash_, prev_hash, chain, recorded_at, command_id

@@ -90,7 +90,16 @@ def _events_and_games(cur) -> None:
 
 
 # The migrations in order: append, never edit or reorder an applied one.
-STEPS: tuple[tuple[str, Callable], ...] = (("0001_events_games_position", _events_and_games),)
+def _chain_version(cur) -> None:
+    """Each event's chain version (tonk.storage.chain), as in the SQLite store: 1 for the
+    rows already stored, 2 for every append since."""
+    cur.execute("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1")
+
+
+STEPS: tuple[tuple[str, Callable], ...] = (
+    ("0001_events_games_position", _events_and_games),
+    ("0002_chain_version", _chain_version),
+)
 
 MIGRATION_NAMES = tuple(name for name, _ in STEPS)
 SCHEMA_VERSION = len(STEPS)

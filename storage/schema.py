@@ -105,11 +105,20 @@ def _global_position(db: Database) -> None:
     db.execute("CREATE UNIQUE INDEX events_position ON events (position)")
 
 
+def _chain_version(db: Database) -> None:
+    """Each event's chain version (tonk.storage.chain): 1 for the rows already stored, whose
+    hash covers ``prev_hash`` and the payload; every append since writes 2, which covers
+    ``recorded_at`` and ``command_id`` too.  No CHECK: a version this tonk does not know is
+    reported by ``tonk verify``, and a later version needs no table rebuild."""
+    db.execute("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1")
+
+
 # The migrations in order: append, never edit or reorder an applied one.
 STEPS = (
     ("0001_events_games", _events_and_games),
     ("0002_evidence", _evidence_tables),
     ("0003_global_position", _global_position),
+    ("0004_chain_version", _chain_version),
 )
 
 migrations = Migrations("tonk")

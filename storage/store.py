@@ -28,7 +28,7 @@ from sqlite_utils import Database
 
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from . import projection
-from .chain import GENESIS, ChainFinding, chain_links, check_chain, link_hash
+from .chain import CHAIN_VERSION, CHAIN_VERSIONS, CHECK_COLUMNS, GENESIS, ChainFinding, UnknownChainVersion, chain_links, check_chain, scan_link_hash
 from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
@@ -37,19 +37,20 @@ from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
 BUSY_TIMEOUT_MS = 30_000
 
 _INSERT = (
-    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position, chain) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _LAST_POSITION = "SELECT coalesce(max(position), 0) FROM events"
 _LAST = "SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
 _LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = ? ORDER BY seq DESC LIMIT 1"
 _BY_COMMAND = "SELECT 1 FROM events WHERE game_id = ? AND command_id = ? LIMIT 1"
-_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, payload"
+_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, {chain}, payload"
 
 
 class Record(msgspec.Struct, frozen=True, kw_only=True):
     """One stored event as it sits in the table (and as a line of a JSONL export):
-    ``payload`` holds the canonical event bytes verbatim."""
+    ``payload`` holds the canonical event bytes verbatim; ``chain`` is the row's chain
+    version (:mod:`.chain`), 1 when a line has none."""
 
     game_id: str
     seq: int
@@ -58,6 +59,7 @@ class Record(msgspec.Struct, frozen=True, kw_only=True):
     hash: str
     prev_hash: str
     command_id: str = ""
+    chain: int = 1
     payload: msgspec.Raw
 
 
@@ -73,6 +75,13 @@ class EventStore:
         self.db = db
         self.path = path
         self._conn: sqlite3.Connection = db.conn
+        # a store of an older schema opened read only has no chain column: its rows are all version 1
+        try:
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(events)")}
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreError(f"{path}: cannot read the store ({exc})") from None
+        self._chain = "chain" if "chain" in columns or not columns else "1"
 
     # --- opening --------------------------------------------------------------------
     @classmethod
@@ -197,6 +206,8 @@ class EventStore:
             raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
         events = list(events)
         cmd = command_id or ""
+        if not isinstance(cmd, str) or not _is_utf8(cmd):
+            raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
         encoded = []
         for i, e in enumerate(events):
             if type(e) not in _EVENT_CLASSES:
@@ -214,10 +225,10 @@ class EventStore:
             _check_starts(game_id, events, encoded, actual)
             _check_not_after_end(game_id, encoded, actual, last_type)
             at = now()
-            links = chain_links(prev, [data for _, data in encoded])
+            links = chain_links(prev, [data for _, data in encoded], at, cmd)
             start = conn.execute(_LAST_POSITION).fetchone()[0]
             rows = [
-                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd, start + seq - actual)
+                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd, start + seq - actual, CHAIN_VERSION)
                 for seq, (tag, data), (p, h) in zip(range(actual + 1, actual + 1 + len(encoded)), encoded, links)
             ]
             conn.executemany(_INSERT, rows)
@@ -233,7 +244,7 @@ class EventStore:
         conn.executemany(
             _INSERT,
             (
-                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i)
+                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i, r.chain)
                 for i, r in enumerate(records, 1)
             ),
         )
@@ -337,7 +348,7 @@ class EventStore:
         what :meth:`verify` reports and ``decode_error`` what :meth:`iter_events` raises
         (``events`` then holds the events decoded before it).  :class:`UnknownGame` for a
         named game with no events."""
-        sql = "SELECT game_id, seq, type, CAST(payload AS BLOB), hash, prev_hash FROM events"
+        sql = f"SELECT game_id, seq, type, CAST(payload AS BLOB), hash, prev_hash, {self._chain}, recorded_at, command_id FROM events"
         with self._reading():
             if game_ids is None:
                 yield from self._verified(self._conn.execute(sql + " ORDER BY game_id, seq"))
@@ -361,14 +372,15 @@ class EventStore:
         want = 1
         last = GENESIS
         type_name = _TYPE_NAME_OF.get
+        link_hash = scan_link_hash()
         with self._reading():
-            for game_id, seq, type_, data, hash_, prev_hash in cur:
+            for game_id, seq, type_, data, hash_, prev_hash, chain, at, cmd in cur:
                 if game_id != current:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
                     current, events, ok, want, last = game_id, [], True, 1, GENESIS
                     append = events.append
-                    if seq == 1 and prev_hash == GENESIS and link_hash(GENESIS, data) == hash_:
+                    if seq == 1 and prev_hash == GENESIS and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event
@@ -387,7 +399,11 @@ class EventStore:
                 if seq != want or prev_hash != last:
                     ok = False
                     continue
-                h = link_hash(last, data)
+                try:
+                    h = link_hash(last, data, chain, at, cmd)
+                except UnknownChainVersion:
+                    ok = False
+                    continue
                 if h != hash_:
                     ok = False
                     continue
@@ -422,7 +438,7 @@ class EventStore:
     def records(self, game_id: str) -> Iterator[Record]:
         """The game's rows as stored (for export); :class:`UnknownGame` if it has none."""
         with self._reading():
-            cur = self._conn.execute(f"SELECT {_RECORD_COLUMNS} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
+            cur = self._conn.execute(f"SELECT {_RECORD_COLUMNS.format(chain=self._chain)} FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
             first = cur.fetchone()
         if first is None:
             raise UnknownGame(game_id)
@@ -499,7 +515,7 @@ class EventStore:
     def verify(self, game_id: str | None = None) -> list[ChainFinding]:
         """Recompute the hash chain and check seq continuity: the first broken link of
         each game (all games, or one)."""
-        sql = "SELECT game_id, seq, type, payload, hash, prev_hash FROM events"
+        sql = f"SELECT {CHECK_COLUMNS.replace('chain', self._chain)} FROM events"
         with self._reading():
             if game_id is None:
                 return list(check_chain(self._conn.execute(sql + " ORDER BY game_id, seq")))
@@ -601,10 +617,26 @@ def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
 
 
 def _record(row: tuple) -> Record:
-    gid, seq, type_, at, h, prev, cmd, payload = row
+    gid, seq, type_, at, h, prev, cmd, chain, payload = row
     return Record(
-        game_id=gid, seq=seq, type=type_, recorded_at=at, hash=h, prev_hash=prev, command_id=cmd, payload=msgspec.Raw(payload.encode("utf-8"))
+        game_id=gid,
+        seq=seq,
+        type=type_,
+        recorded_at=at,
+        hash=h,
+        prev_hash=prev,
+        command_id=cmd,
+        chain=chain,
+        payload=msgspec.Raw(payload.encode("utf-8")),
     )
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], version: int) -> None:

@@ -27,10 +27,11 @@ def tamper(path: Path, game_id: str, seq: int, change, *, rechain: bool = False)
     new = msgspec.json.encode(data, order="deterministic").decode()
     conn.execute("UPDATE events SET payload=? WHERE game_id=? AND seq=?", (new, game_id, seq))
     if rechain:
-        rows = conn.execute("SELECT seq, payload FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
+        rows = conn.execute("SELECT seq, payload, recorded_at, command_id FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
         prev = GENESIS
-        for s, p in rows:
-            h = sha256(prev.encode("ascii") + p.encode("utf-8")).hexdigest()
+        for s, p, at, cmd in rows:  # chain version 2 (docs/event-format.md)
+            meta = json.dumps([at, cmd], ensure_ascii=False, separators=(",", ":"))
+            h = sha256(prev.encode("ascii") + p.encode("utf-8") + b"\n" + meta.encode("utf-8")).hexdigest()
             conn.execute("UPDATE events SET hash=?, prev_hash=? WHERE game_id=? AND seq=?", (h, prev, game_id, s))
             prev = h
     conn.commit()

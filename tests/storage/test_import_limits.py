@@ -29,7 +29,7 @@ def _lines(game_id: str, players=("ann", "bob", "cy")) -> list[bytes]:
     out, prev = [], GENESIS
     for seq, e in enumerate(events, 1):
         payload = encode(e)
-        h = link_hash(prev, payload)
+        h = link_hash(prev, payload, 1, "", "")  # a line without "chain": version 1
         rec = {"game_id": game_id, "seq": seq, "type": e.__struct_config__.tag, "recorded_at": "2026-11-30T00:00:00Z",
                "hash": h, "prev_hash": prev, "command_id": "", "payload": msgspec.Raw(payload)}
         out.append(msgspec.json.encode(rec) + b"\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from hashlib import sha256
 
@@ -52,7 +53,8 @@ def test_stored_row_is_canonical_bytes_type_and_hash_chain(db, games, record, ra
         assert payload.encode() == encode(e)
         assert type_ == event_type(e)
         assert prev_hash == prev
-        assert h == sha256(prev.encode() + encode(e)).hexdigest()
+        meta = json.dumps([recorded_at, command_id], ensure_ascii=False, separators=(",", ":")).encode()  # chain version 2
+        assert h == sha256(prev.encode() + encode(e) + b"\n" + meta).hexdigest()
         assert command_id == ""
         assert recorded_at.endswith("Z") and "T" in recorded_at
         prev = h
@@ -149,7 +151,7 @@ def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
     EventStore.open(db).close()
     conn = raw_conn(db)
     cols = {r[1]: (r[2], r[3], r[5]) for r in conn.execute("PRAGMA table_info(events)")}
-    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position"}
+    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position", "chain"}
     assert all(notnull for _, notnull, _ in cols.values())
     assert (cols["game_id"][2], cols["seq"][2]) == (1, 2)  # primary key (game_id, seq)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"

@@ -136,7 +136,7 @@ def test_verify_reports_findings_and_exit_1(tmp_path, tonk, games, record, raw_c
     r = tonk(db, "verify")
     assert r.exit_code == 1
     [line] = r.stdout.strip().splitlines()
-    assert line.startswith(f"game {g.game_id} seq 7: the payload does not hash to the stored hash")
+    assert line.startswith(f"game {g.game_id} seq 7: the payload, recorded_at and command_id do not hash to the stored hash")
     assert tonk(db, "verify", games[1].game_id).exit_code == 0
     j = tonk(db, "verify", "--json", g.game_id, games[1].game_id)
     assert j.exit_code == 1
@@ -272,7 +272,7 @@ def test_replay_says_when_the_events_do_not_hold_their_chain(tmp_path, tonk, gam
     conn.close()
     r = tonk(db, "replay", g.game_id, "--json")
     assert r.exit_code == 0
-    assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload does not hash to the stored hash")
+    assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload, recorded_at and command_id do not hash to the stored hash")
 
 
 def test_backup_copies_what_is_still_in_the_wal_while_the_store_is_open(tmp_path, tonk, games, record):

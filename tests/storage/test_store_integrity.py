@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from hashlib import sha256
 
 import msgspec
@@ -10,6 +11,12 @@ import pytest
 from tonk.application.audit import audit_pinned
 from tonk.core.events import CardDiscarded, CardDrawn, encode
 from tonk.storage import EventStore
+
+
+def v2_hash(prev: str, payload: bytes, recorded_at: str, command_id: str) -> str:
+    """The hash of an event appended today (chain version 2, docs/event-format.md)."""
+    meta = json.dumps([recorded_at, command_id], ensure_ascii=False, separators=(",", ":")).encode()
+    return sha256(prev.encode() + payload + b"\n" + meta).hexdigest()
 
 
 def first_seq(game, kind, **fields) -> int:
@@ -41,10 +48,12 @@ def test_edited_payload_is_found_by_verify_and_audit_at_its_seq(db, games, recor
         assert [(f.game_id, f.seq) for f in findings] == [(g.game_id, seq)]
         f = findings[0]
         conn = raw_conn(db)
-        stored_hash, prev = conn.execute("SELECT hash, prev_hash FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)).fetchone()
+        stored_hash, prev, at, cmd = conn.execute(
+            "SELECT hash, prev_hash, recorded_at, command_id FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)
+        ).fetchone()
         conn.close()
         assert f.found == stored_hash
-        assert f.expected == sha256(prev.encode() + forged.encode()).hexdigest()
+        assert f.expected == v2_hash(prev, forged.encode(), at, cmd)
         assert "changed" in f.message
         assert store.verify(g.game_id) == findings
         assert store.verify(games[0].game_id) == []
@@ -61,9 +70,11 @@ def test_rehashed_forgery_breaks_the_next_link(db, games, record, raw_conn, tamp
     ev = g.events[seq - 1]
     forged = encode(msgspec.structs.replace(ev, card="AS" if ev.card != "AS" else "2S"))
     conn = raw_conn(db)
-    prev, old_hash = conn.execute("SELECT prev_hash, hash FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)).fetchone()
+    prev, old_hash, at, cmd = conn.execute(
+        "SELECT prev_hash, hash, recorded_at, command_id FROM events WHERE game_id = ? AND seq = ?", (g.game_id, seq)
+    ).fetchone()
     conn.close()
-    new_hash = sha256(prev.encode() + forged).hexdigest()
+    new_hash = v2_hash(prev, forged, at, cmd)
     tamper(db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = ?", forged.decode(), new_hash, g.game_id, seq)
     with EventStore.open(db) as store:
         [f] = store.verify()
@@ -113,9 +124,9 @@ def test_first_event_of_another_game_is_found(db, games, record, raw_conn, tampe
     a, b = games[0], games[1]
     record(db, [a, b])
     conn = raw_conn(db)
-    payload, h = conn.execute("SELECT payload, hash FROM events WHERE game_id = ? AND seq = 1", (b.game_id,)).fetchone()
+    row = conn.execute("SELECT payload, hash, recorded_at, command_id FROM events WHERE game_id = ? AND seq = 1", (b.game_id,)).fetchone()
     conn.close()
-    tamper(db, "UPDATE events SET payload = ?, hash = ? WHERE game_id = ? AND seq = 1", payload, h, a.game_id)
+    tamper(db, "UPDATE events SET payload = ?, hash = ?, recorded_at = ?, command_id = ? WHERE game_id = ? AND seq = 1", *row, a.game_id)
     with EventStore.open(db) as store:
         [f] = store.verify()
         assert (f.game_id, f.seq) == (a.game_id, 1)

@@ -48,29 +48,22 @@ def test_round_trip_is_byte_identical_and_verifies(tmp_path, games, record):
         assert sa.games() == sb.games()
 
 
-def link_hash_of(events) -> str:
-    prev = GENESIS
-    for e in events:
-        prev = link_hash(prev, encode(e))
-    return prev
-
-
 def test_export_format_header_and_lines(tmp_path, games, record):
     db = tmp_path / "a.db"
     record(db, games[:1])
     lines = export_bytes(db).splitlines()
     g = games[0]
-    assert lines[0] == b'{"format":"tonk-events","format_version":1,"games":[{"game_id":"%s","events":%d,"last_hash":"%s"}]}' % (
-        g.game_id.encode(), len(g.events), link_hash_of(g.events).encode()
-    )
     assert len(lines) == 1 + len(g.events)
     prev = GENESIS
     for seq, (line, e) in enumerate(zip(lines[1:], g.events), 1):
         rec = msgspec.json.decode(line, type=Record)
-        assert (rec.game_id, rec.seq, rec.type) == (g.game_id, seq, e.__struct_config__.tag)
+        assert (rec.game_id, rec.seq, rec.type, rec.chain) == (g.game_id, seq, e.__struct_config__.tag, 2)
         assert bytes(rec.payload) == encode(e)
-        assert rec.prev_hash == prev and rec.hash == link_hash(prev, encode(e))
+        assert rec.prev_hash == prev and rec.hash == link_hash(prev, encode(e), 2, rec.recorded_at, rec.command_id)
         prev = rec.hash
+    assert lines[0] == b'{"format":"tonk-events","format_version":1,"games":[{"game_id":"%s","events":%d,"last_hash":"%s"}]}' % (
+        g.game_id.encode(), len(g.events), prev.encode()
+    )
 
 
 def test_export_by_id_keeps_the_order_given_and_refuses_unknown_ids_before_writing(tmp_path, games, record):
@@ -108,6 +101,8 @@ def test_import_adds_only_the_new_games(tmp_path, games, record):
         result = import_file(store, f, rules_check=rules_check)
         assert sorted(result.imported) == sorted(g.game_id for g in games[2:])
         assert sorted(result.present) == sorted(g.game_id for g in games[:2])
+        # the same events, appended to each store at its own time: the store keeps its own times
+        assert len(result.warnings) == 2 and all("same events but other recorded times" in w for w in result.warnings)
     new_ids = [g.game_id for g in games[2:]]
     assert export_bytes(b, new_ids) == export_bytes(a, new_ids)
 
@@ -150,7 +145,7 @@ def rechain(recs: list[Record]) -> list[Record]:
     for r in recs:
         if r.game_id != current:
             current, prev = r.game_id, GENESIS
-        h = link_hash(prev, bytes(r.payload))
+        h = link_hash(prev, bytes(r.payload), r.chain, r.recorded_at, r.command_id)
         out.append(msgspec.structs.replace(r, prev_hash=prev, hash=h))
         prev = h
     return out

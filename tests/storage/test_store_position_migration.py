@@ -4,6 +4,7 @@ its position in the order it was written, and appends continue from there."""
 from __future__ import annotations
 
 import sqlite3
+from hashlib import sha256
 
 from sqlite_utils import Database, Migrations
 
@@ -11,6 +12,16 @@ from tonk.storage import EventStore
 from tonk.storage.schema import STEPS, _events_and_games
 
 COLUMNS = "game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id"
+
+
+def as_chain_version_1(rows: list[tuple]) -> list[tuple]:
+    """The rows of one game hashed as tonk hashed them then: ``sha256(prev_hash || payload)``."""
+    out, prev = [], "0" * 64
+    for gid, seq, type_, payload, at, _, _, cmd in rows:
+        h = sha256(prev.encode() + payload.encode()).hexdigest()
+        out.append((gid, seq, type_, payload, at, h, prev, cmd))
+        prev = h
+    return out
 
 
 def make_schema_1_store(path, rows) -> None:
@@ -28,7 +39,10 @@ def test_a_schema_1_store_gets_positions_in_insertion_order(tmp_path, games, rec
     current = tmp_path / "now.db"
     record(current, games[:2])
     conn = sqlite3.connect(current)
-    a, b = (conn.execute(f"SELECT {COLUMNS} FROM events WHERE game_id = ? ORDER BY seq", (g.game_id,)).fetchall() for g in games[:2])
+    a, b = (
+        as_chain_version_1(conn.execute(f"SELECT {COLUMNS} FROM events WHERE game_id = ? ORDER BY seq", (g.game_id,)).fetchall())
+        for g in games[:2]
+    )
     conn.close()
     rows = a[:5] + b + a[5:]  # written interleaved: part of one game, the other game, the rest
     old = tmp_path / "old.db"

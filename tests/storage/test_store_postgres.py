@@ -11,6 +11,7 @@ from tonk.cli.app import app
 from tonk.storage import StoreError
 from tonk.storage.open import is_postgres, open_store
 from tonk.storage.postgres import redact
+from tonk.storage.postgres_schema import STEPS
 
 
 def test_urls_pick_postgres_and_paths_sqlite():
@@ -87,7 +88,7 @@ def test_two_processes_opening_a_new_store_together_apply_the_schema_once(pg_url
     import psycopg
 
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM tonk_migrations").fetchone()[0] == 1
+        assert conn.execute("SELECT count(*) FROM tonk_migrations").fetchone()[0] == len(STEPS)
 
 
 @pytest.mark.postgres

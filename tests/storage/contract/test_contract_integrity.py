@@ -69,9 +69,11 @@ def test_the_same_tampering_gives_the_same_findings_on_both_back_ends(sqlite_bac
         b.record(games)
         b.tamper(sql, games[1].game_id)
         with b.open(create=False) as store:
-            out.append((store.verify(), [(g.game_id, g.chain, len(g.events)) for g in store.iter_verified_games()]))
+            # the hashes themselves differ: each back end recorded the games at its own time
+            findings = [(f.game_id, f.seq, f.message) for f in store.verify()]
+            out.append((findings, [(g.game_id, [(c.seq, c.message) for c in g.chain], len(g.events)) for g in store.iter_verified_games()]))
     assert out[0] == out[1]
-    assert out[0][0][0].seq == 5
+    assert out[0][0][0][1] == 5
 
 
 def test_the_games_projection_follows_the_appends_and_rebuilds_equal(backend, games):
