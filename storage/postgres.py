@@ -34,14 +34,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
-from ..core.events import Event, decode, encode
+from ..core.events import Event, decode
 from . import projection
-from .chain import CHAIN_VERSION, CHECK_COLUMNS, GENESIS, ChainFinding, chain_links, check_chain
+from .chain import CHECK_COLUMNS, ChainFinding, check_chain
 from .codec import Decoder, decode_error, first_event
-from .errors import ConcurrencyError, StoreError, UnknownGame
+from .errors import StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
-from .store import _EVENT_CLASSES, EventStore, Record, _check_not_after_end, _check_starts, _decode_rows, _record, now
+from .store import EventStore, Record, _decode_rows, _record, checked_append, rows_after
 
 if TYPE_CHECKING:
     import psycopg
@@ -222,35 +222,15 @@ class PostgresEventStore(EventStore):
     # --- writing --------------------------------------------------------------------
     def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
         """See :meth:`EventStore.append`: the same contract, on PostgreSQL."""
-        if not isinstance(game_id, str) or not game_id:
-            raise StoreError("a game id must be non-empty text")
-        if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
-            raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
-        events = list(events)
-        cmd = command_id or ""
-        encoded = []
-        for i, e in enumerate(events):
-            if type(e) not in _EVENT_CLASSES:
-                raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
-            encoded.append((e.__struct_config__.tag, encode(e)))
+        events, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
         with self._locked() as (conn, position):
             cur = conn.cursor()
             if cmd and cur.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
                 return cur.execute(_LAST, (game_id,)).fetchone()[0]
             last = cur.execute(_LAST_TYPE, (game_id,)).fetchone()
-            actual, prev, last_type = last if last else (0, GENESIS, "")
-            if actual != expected_version:
-                raise ConcurrencyError(game_id, expected_version, actual)
-            if not events:
+            actual, rows, at = rows_after(game_id, events, encoded, cmd, expected_version, last, lambda: position)
+            if not rows:
                 return actual
-            _check_starts(game_id, events, encoded, actual)
-            _check_not_after_end(game_id, encoded, actual, last_type)
-            at = now()
-            links = chain_links(prev, [data for _, data in encoded], at, cmd)
-            rows = [
-                (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, position + i, CHAIN_VERSION)
-                for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
-            ]
             seq, position = actual + len(rows), position + len(rows)
             found = None if actual == 0 else cur.execute(_GAMES_SELECT + " WHERE game_id = %s", (game_id,)).fetchone()
             with conn.pipeline():  # the writes go out together: one round trip, not one each

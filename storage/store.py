@@ -20,7 +20,7 @@ import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 from urllib.parse import quote
 
 import msgspec
@@ -200,37 +200,16 @@ class EventStore:
         Returns the new version.  If another writer got there first, raises
         :class:`ConcurrencyError` and writes nothing.  If ``command_id`` was already
         recorded for the game, the append is a no-op returning the current version."""
-        if not isinstance(game_id, str) or not game_id:
-            raise StoreError("a game id must be non-empty text")
-        if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
-            raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
-        events = list(events)
-        cmd = command_id or ""
-        if not isinstance(cmd, str) or not _is_utf8(cmd):
-            raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
-        encoded = []
-        for i, e in enumerate(events):
-            if type(e) not in _EVENT_CLASSES:
-                raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
-            encoded.append((e.__struct_config__.tag, encode(e)))
+        events, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
         with self._write() as conn:
             if cmd and conn.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
                 return conn.execute(_LAST, (game_id,)).fetchone()[0]
             last = conn.execute(_LAST_TYPE, (game_id,)).fetchone()
-            actual, prev, last_type = last if last else (0, GENESIS, "")
-            if actual != expected_version:
-                raise ConcurrencyError(game_id, expected_version, actual)
-            if not events:
+            actual, rows, at = rows_after(
+                game_id, events, encoded, cmd, expected_version, last, lambda: conn.execute(_LAST_POSITION).fetchone()[0]
+            )
+            if not rows:
                 return actual
-            _check_starts(game_id, events, encoded, actual)
-            _check_not_after_end(game_id, encoded, actual, last_type)
-            at = now()
-            links = chain_links(prev, [data for _, data in encoded], at, cmd)
-            start = conn.execute(_LAST_POSITION).fetchone()[0]
-            rows = [
-                (game_id, seq, tag, data.decode("utf-8"), at, h, p, cmd, start + seq - actual, CHAIN_VERSION)
-                for seq, (tag, data), (p, h) in zip(range(actual + 1, actual + 1 + len(encoded)), encoded, links)
-            ]
             conn.executemany(_INSERT, rows)
             projection.update(conn, game_id, events, at, new=actual == 0)
             return actual + len(rows)
@@ -630,6 +609,58 @@ def _record(row: tuple) -> Record:
         payload=msgspec.Raw(payload.encode("utf-8")),
     )
 
+
+
+def checked_append(
+    game_id: str, events: Iterable[Event], expected_version: int, command_id: str | None
+) -> tuple[list[Event], list[tuple[str, bytes]], str]:
+    """The arguments of an append checked (on any back end): the events, each event's tag
+    and canonical bytes, and the command id as text (``""`` for none)."""
+    if not isinstance(game_id, str) or not game_id:
+        raise StoreError("a game id must be non-empty text")
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
+        raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
+    events = list(events)
+    cmd = command_id or ""
+    if not isinstance(cmd, str) or not _is_utf8(cmd):
+        raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
+    encoded = []
+    for i, e in enumerate(events):
+        if type(e) not in _EVENT_CLASSES:
+            raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
+        encoded.append((e.__struct_config__.tag, encode(e)))
+    return events, encoded, cmd
+
+
+def rows_after(
+    game_id: str,
+    events: list[Event],
+    encoded: list[tuple[str, bytes]],
+    cmd: str,
+    expected_version: int,
+    last: tuple[int, str, str] | None,
+    last_position: Callable[[], int],
+) -> tuple[int, list[tuple], str]:
+    """The rules of an append, on any back end, given the game's last stored row ``last``
+    (its seq, hash and type; None for a new game): the expected version
+    (:class:`ConcurrencyError`), how a game starts, nothing after its end, and the
+    chained rows to insert (positions after ``last_position()``, asked only when there
+    are rows).  Returns the game's version before the append, the rows and their time."""
+    actual, prev, last_type = last if last else (0, GENESIS, "")
+    if actual != expected_version:
+        raise ConcurrencyError(game_id, expected_version, actual)
+    if not events:
+        return actual, [], ""
+    _check_starts(game_id, events, encoded, actual)
+    _check_not_after_end(game_id, encoded, actual, last_type)
+    at = now()
+    links = chain_links(prev, [data for _, data in encoded], at, cmd)
+    start = last_position()
+    rows = [
+        (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, start + i, CHAIN_VERSION)
+        for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
+    ]
+    return actual, rows, at
 
 def _is_utf8(text: str) -> bool:
     try:
