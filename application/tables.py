@@ -13,8 +13,19 @@ rebuilds a table from the store whenever it is not cached, so a restarted
 server resumes every table exactly where it was.  Seat tokens are made here,
 shown once, and only their hashes are kept (``storage.seats``).
 
+Several service nodes may serve one store (PostgreSQL).  The cache is then
+never trusted for a decision: a command, a view or a close first compares the
+cached version with the store's (:meth:`Tables.fresh`) and folds the table
+again when another node appended; an append that loses a race (the expected
+version moved) drops the cache, and the command is answered from the store
+(its command id already applied: the first answer; otherwise 409 with the
+current version).  Events appended by other nodes reach this node's streams
+through :meth:`Tables.catch_up`, which reads the store's global order after the
+last position it saw (the service calls it after each ``NOTIFY`` hint or poll).
+
 Every method is synchronous and meant to be called from one thread (the
-service's event loop); listeners are called after each append.
+service's event loop); listeners are called after each append (this node's,
+or another node's once :meth:`Tables.catch_up` has seen it).
 """
 
 from __future__ import annotations
@@ -113,7 +124,9 @@ class Tables:
         self.seats = SeatStore(store)
         self.clock = clock
         self._cache: dict[str, Table] = {}
+        self._listeners: dict[str, set[Listener]] = {}  # per table id: outlives a cached Table
         self._load_ruleset = ruleset_loader()  # each (variants, options) built once
+        self.position = store.last_position()  # the global order, read up to here by catch_up
 
     # --- creating --------------------------------------------------------------------
     def create(self, settings: TableSettings) -> CreatedTable:
@@ -127,6 +140,7 @@ class Tables:
         host_token = secrets.token_urlsafe(32)
         self.seats.register(game.game_id, msgspec.to_builtins(settings), {**tokens, HOST: host_token})
         table = Table(Game(ruleset), settings, [], {}, False)
+        table.listeners = self._listeners.setdefault(game.game_id, set())
         with self._batch(table, ""):
             self._stage(table, list(game.events))
             self._advance(table)
@@ -139,6 +153,54 @@ class Tables:
         table = self._cache.get(table_id)
         if table is not None:
             return table
+        for _ in range(20):  # another node may be playing the same bots' turns: fold again
+            try:
+                return self._load(table_id)
+            except StaleVersion:
+                continue
+        return self._load(table_id)
+
+    def fresh(self, table_id: str) -> Table:
+        """The table as the store has it now: the cached fold when no other node appended
+        since, else folded again (several nodes share one store)."""
+        table = self.table(table_id)
+        if self.store.version(table_id) != table.version:
+            self._cache.pop(table_id, None)
+            table = self.table(table_id)
+        return table
+
+    def catch_up(self) -> int:
+        """Read the store's global order after the last position seen; each served table that
+        another node appended to is folded again and its listeners told.  Returns how many
+        events were read."""
+        read = 0
+        while True:
+            batch = self.store.read_all(self.position)
+            if not batch:
+                return read
+            read += len(batch)
+            self.position = batch[-1].position
+            newest: dict[str, int] = {}
+            for item in batch:
+                newest[item.game_id] = item.seq
+            for game_id, seq in newest.items():
+                self._caught_up(game_id, seq)
+
+    def _caught_up(self, game_id: str, seq: int) -> None:
+        cached = self._cache.get(game_id)
+        listeners = self._listeners.get(game_id)
+        if cached is None and not listeners:
+            return
+        before = cached.version if cached is not None else 0
+        if seq <= before:
+            return  # appended here: the listeners were told then
+        self._cache.pop(game_id, None)
+        table = self.table(game_id)
+        if table.version > before:
+            for listener in list(table.listeners):
+                listener(table, before + 1, table.game.events[before:])
+
+    def _load(self, table_id: str) -> Table:
         raw = self.seats.settings(table_id) if isinstance(table_id, str) else None
         if raw is None:
             raise UnknownTable(f"no table {table_id!r}")
@@ -156,6 +218,7 @@ class Tables:
                 command_seqs[r.command_id] = (first, r.seq)
         ruleset = self._load_ruleset(events[0].ruleset)
         table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
+        table.listeners = self._listeners.setdefault(table_id, set())
         with self._batch(table, ""):
             self._advance(table)  # a store written by an older server, or a crash between batches
         self._cache[table_id] = table
@@ -176,7 +239,7 @@ class Tables:
 
     # --- reading -----------------------------------------------------------------------
     def view(self, table_id: str, seat: str) -> SeatView:
-        table = self.table(table_id)
+        table = self.fresh(table_id)
         if seat == HOST:
             raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
         state = table.game.state
@@ -217,8 +280,9 @@ class Tables:
     def act(self, table_id: str, seat: str, action: str, fields: dict[str, Any], version: int, command_id: str) -> CommandResult:
         """Apply one seat's command.  A command id already applied gets its first answer
         again; a stale ``version`` is :class:`StaleVersion` (with the current one); an
-        illegal action raises :class:`IllegalAction` and nothing changes."""
-        table = self.table(table_id)
+        illegal action raises :class:`IllegalAction` and nothing changes.  Another node's
+        append is seen first (:meth:`fresh`); one racing this command makes it lose cleanly."""
+        table = self.fresh(table_id)
         if seat == HOST:
             raise Forbidden("the host token cannot play a seat")
         if not command_id or len(command_id) > 100:
@@ -238,10 +302,17 @@ class Tables:
             raise TableError(str(exc)) from None
         events = decide(table.game.state, command, table.game.ruleset)
         first = table.version + 1
-        with self._batch(table, command_id):  # the command, the bots' turns after it, the next deal: one append
-            self._stage(table, events)
-            table.turn_started = self.clock()
-            self._advance(table)
+        try:
+            with self._batch(table, command_id):  # the command, the bots' turns after it, the next deal: one append
+                self._stage(table, events)
+                table.turn_started = self.clock()
+                self._advance(table)
+        except StaleVersion:  # another node appended first: the store says what happened
+            table = self.table(table_id)
+            done = table.command_seqs.get(command_id)
+            if done is not None:  # this very command, applied by another node (a retry raced)
+                return self._result(table, seat, command_id, done)
+            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version) from None
         return self._result(table, seat, command_id, (first, table.version))
 
     def receipts(self, table_id: str, seat: str, after: int = 0) -> list[dict[str, Any]]:
@@ -265,7 +336,7 @@ class Tables:
 
     def close(self, table_id: str, seat: str) -> SeatView | dict[str, Any]:
         """The host closes the table: the game ends when the hand in play has ended."""
-        table = self.table(table_id)
+        table = self.fresh(table_id)
         if seat != HOST:
             raise Forbidden("only the table's host token can close it")
         if not table.closing:
@@ -286,10 +357,13 @@ class Tables:
             if not limit or not state.in_hand or state.to_act in table.bots:
                 continue
             if now - table.turn_started >= limit:
-                with self._batch(table, ""):
-                    self._play_turn_for(table, state.to_act)
-                    table.turn_started = self.clock()
-                    self._advance(table)
+                try:
+                    with self._batch(table, ""):
+                        self._play_turn_for(table, state.to_act)
+                        table.turn_started = self.clock()
+                        self._advance(table)
+                except StaleVersion:
+                    continue  # another node played first: the cache is dropped, folded again when asked
                 played += 1
         return played
 

@@ -1,6 +1,7 @@
 """The service benchmark: N tables of HTTP clients playing against a real ``tonk serve``.
 
     .venv/bin/python -m bench.bench_service [--tables 50] [--hands 4] [--seconds 20]
+    .venv/bin/python -m bench.bench_service --postgres [--nodes 2] [--dsn URL]
     .venv/bin/python -m bench.run --only service
 
 A fresh store, one ``tonk serve`` process on a free loopback port (access log
@@ -12,6 +13,13 @@ server's bare JSON endpoint (``GET /ping``) for the same time: the ceiling of
 the framework, server and client on this machine.  Afterwards every game is
 audited (``tonk audit --all --json``) and every command acknowledged over HTTP
 is checked to be in the store exactly once.
+
+With ``--postgres`` the store is a fresh schema on a PostgreSQL server
+(``--dsn``, else ``TONK_PG_DSN``, else a throwaway one, as ``bench_postgres``),
+and ``--nodes N`` starts N ``tonk serve`` processes on it: table ``i`` is
+played through node ``i mod N`` (a sticky load balancer), while every node's
+follower reads the store's global order; the bare ceiling is measured the same
+way, spread over the nodes.
 
 Targets (issue 12): at least 0.25 of the bare endpoint's requests/s, p99 at
 most 100 ms at 50 tables, on 2 cores.
@@ -123,8 +131,8 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
             raise RuntimeError(f"/ping answered {status}")
 
 
-async def _run(port: int, tables: int, hands: int, seconds: float) -> dict[str, Any]:
-    conns = [_Conn("127.0.0.1", port) for _ in range(tables)]
+async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dict[str, Any]:
+    conns = [_Conn("127.0.0.1", ports[i % len(ports)]) for i in range(tables)]
     created = []
     for i in range(tables):
         status, body = await conns[i].request("POST", "/tables", None, {"seats": ["north", "east", "south"], "bots": {"south": "random"}, "hand_limit": hands})
@@ -159,10 +167,15 @@ async def _run(port: int, tables: int, hands: int, seconds: float) -> dict[str, 
     }
 
 
-def _check_store(db: Path, acked: list[str], ids: list[str]) -> dict[str, Any]:
+def _check_store(db: Path | str, acked: list[str], ids: list[str]) -> dict[str, Any]:
     audit = subprocess.run([TONK, "--db", str(db), "audit", *ids, "--json"], capture_output=True, text=True)
     summary = json.loads(audit.stdout)["summary"]
-    conn = sqlite3.connect(db)
+    if isinstance(db, str):
+        import psycopg
+
+        conn: Any = psycopg.connect(db)
+    else:
+        conn = sqlite3.connect(db)
     stored = {}
     for cid, n in conn.execute("SELECT command_id, count(DISTINCT game_id) FROM events WHERE command_id <> '' GROUP BY command_id"):
         stored[cid] = n
@@ -174,32 +187,62 @@ def _check_store(db: Path, acked: list[str], ids: list[str]) -> dict[str, Any]:
     return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended}
 
 
-def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="tonk-bench-service-") as tmp:
-        db = Path(tmp) / "served.db"
-        port = _free_port()
-        log = open(Path(tmp) / "serve.log", "wb")
-        proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
+def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Popen, int]:
+    port = _free_port()
+    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
         try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    if httpx.get(url + "/ping", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    if time.monotonic() > deadline or proc.poll() is not None:
-                        raise RuntimeError("tonk serve did not start") from None
-                    time.sleep(0.1)
-            result = asyncio.run(_run(port, tables, hands, seconds))
+            if httpx.get(url + "/ping", timeout=1).status_code == 200:
+                return proc, port
+        except httpx.HTTPError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("tonk serve did not start") from None
+            time.sleep(0.1)
+
+
+def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None) -> dict[str, Any]:
+    if nodes > 1 and not postgres:
+        raise ValueError("several nodes share a PostgreSQL store: use --postgres")
+    cluster = schemas = None
+    with tempfile.TemporaryDirectory(prefix="tonk-bench-service-") as tmp:
+        db: Path | str = Path(tmp) / "served.db"
+        if postgres:
+            from .bench_postgres import Schemas, _server
+
+            server, cluster = _server(dsn)
+            schemas = Schemas(server)
+            db = schemas.fresh()
+        log = open(Path(tmp) / "serve.log", "wb")
+        procs: list[subprocess.Popen] = []
+        try:
+            ports = []
+            for _ in range(nodes):
+                proc, port = _start_node(db, log, durable)
+                procs.append(proc)
+                ports.append(port)
+            result = asyncio.run(_run(ports, tables, hands, seconds))
+            for proc in procs:
+                proc.terminate()
+                proc.wait(20)
+            acked, ids = result.pop("_acked"), result.pop("_ids")
+            result["store"] = _check_store(db, acked, ids)
         finally:
-            proc.terminate()
-            proc.wait(20)
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
             log.close()
-        acked, ids = result.pop("_acked"), result.pop("_ids")
-        result["store"] = _check_store(db, acked, ids)
+            if schemas is not None:
+                schemas.drop()
+            if cluster is not None:
+                cluster.stop()
     result.pop("tables_ended")
     result["durable"] = durable
+    result["backend"] = "postgresql" if postgres else "sqlite"
+    result["nodes"] = nodes
     s, b = result["service"], result["bare"]
     result["ratio_to_bare"] = round(s["requests_per_s"] / b["requests_per_s"], 3)
     result["targets"] = {"ratio_to_bare": 0.25, "p99_ms": 100}
@@ -212,7 +255,8 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
 def lines(r: dict[str, Any]) -> list[str]:
     s, b = r["service"], r["bare"]
     return [
-        f"service ({'synchronous=FULL' if r['durable'] else 'synchronous=NORMAL'}): {r['tables']} tables, {s['commands']} commands in {s['seconds']} s: {s['commands_per_s']} commands/s, "
+        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}"
+        f"{'' if r['backend'] != 'sqlite' else ', synchronous=FULL' if r['durable'] else ', synchronous=NORMAL'}): {r['tables']} tables, {s['commands']} commands in {s['seconds']} s: {s['commands_per_s']} commands/s, "
         f"{s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
         f"bare /ping: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25), p99 target 100 ms: {'met' if r['met'] else 'NOT met'}",
@@ -226,9 +270,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=10)
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--no-durable", action="store_true", help="serve with synchronous=NORMAL")
+    p.add_argument("--postgres", action="store_true", help="a PostgreSQL store (a fresh schema) instead of a SQLite file")
+    p.add_argument("--nodes", type=int, default=1, help="tonk serve processes on the one store (more than 1 needs --postgres)")
+    p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
-    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable)
+    if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
+        p.error("--nodes must be 1, or more with --postgres")
+    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn)
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if r["clean"] else 1
 

@@ -34,12 +34,13 @@ def serve_cmd(
         raise fail("tonk serve needs the extra 'serve': pip install 'tonk[serve]'") from None
     from ..service.app import ServiceConfig
     from ..service.server import serve
-    from ..storage import EventStore, StoreError
+    from ..storage import StoreError
+    from ..storage.open import describe, open_store
 
     db = settings(ctx).db
     try:  # refuse a file that is not a tonk store before the server starts
-        EventStore.open(db).close()
+        open_store(db).close()
     except StoreError as exc:
         raise fail(str(exc)) from None
-    typer.echo(f"tonk serve: http://{host}:{port} (store {db}; API at /schema)", err=True)
+    typer.echo(f"tonk serve: http://{host}:{port} (store {describe(db)}; API at /schema)", err=True)
     serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout, durable=durable), host, port, access_log)

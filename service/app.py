@@ -46,6 +46,7 @@ class ServiceConfig:
     max_body: int = 64 * 1024
     timer_tick: float = 0.25
     durable: bool = True
+    poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -210,17 +211,21 @@ def create_app(config: ServiceConfig) -> Litestar:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        from ..storage import EventStore
+        from ..storage.open import open_store
 
-        store = EventStore.open(config.db, durable=config.durable)
+        store = open_store(config.db, durable=config.durable)
         app.state.tables = Tables(store)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
+        stopping = asyncio.Event()
+        follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))
         try:
             yield
         finally:
             timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
+            stopping.set()
+            await follower  # its wait in a thread ends within one poll interval
             store.close()
 
     return Litestar(
@@ -243,3 +248,18 @@ async def _turn_timer(tables: Tables, tick: float) -> None:
             import logging
 
             logging.getLogger("tonk.service").exception("turn timer")
+
+
+async def _follow_store(tables: Tables, poll: float, stopping: asyncio.Event) -> None:
+    """Bring other nodes' appends to this node's streams: read the store's global order after
+    the last position seen, then wait for a hint (PostgreSQL ``NOTIFY``; SQLite: a short
+    sleep) in a thread, at most ``poll`` seconds.  The positions are the truth; a lost hint
+    costs one poll interval."""
+    import logging
+
+    while not stopping.is_set():
+        try:
+            tables.catch_up()
+        except Exception:  # a store error must not stop the streams of every table
+            logging.getLogger("tonk.service").exception("store follower")
+        await asyncio.to_thread(tables.store.wait_for_append, poll)

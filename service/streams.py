@@ -121,7 +121,8 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                 if items:
                     await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
                     sent = items[-1].seq
-                if table.game.state.game_over and (not spectator or sent >= table.version):
+                now = tables.table(table_id)  # the cached fold may have been folded again (another node)
+                if now.game.state.game_over and (not spectator or sent >= now.version):
                     break
         finally:
             disconnected.cancel()
