@@ -202,7 +202,7 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     errors: list[str] = []
     rulesets: dict = {}
     from .progress import progress
-    from .store_cmd import interruption_reported
+    from .interrupts import interruption_reported
 
     stopped = lambda: f"{summary['games']} of {total} game(s) audited; audit only reads: nothing was written, the store is consistent and unchanged"  # noqa: E731
     with interruption_reported(stopped), progress("auditing", total, "games", enabled=not json_out and total >= 2) as advance:

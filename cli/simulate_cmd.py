@@ -22,7 +22,7 @@ import typer
 from .app import app, reported, settings
 from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
-from .store_cmd import interruption_reported
+from .interrupts import interruption_reported
 
 BASE_NAMES = ("classic", "base")
 

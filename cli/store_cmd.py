@@ -4,39 +4,20 @@ from __future__ import annotations
 
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 from typing import TYPE_CHECKING
 
 import typer
 
 from .app import app, fail, reported, settings
+from .interrupts import interruption_reported
 from .options import db_option
 from .render import print_json
 
 if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
     from ..storage import EventStore
-
-
-@contextmanager
-def interruption_reported(what: Callable[[], str]):
-    """Ctrl-C inside: one line on stderr, ``interrupted: <what()>`` (what is stored, and that
-    the store is consistent), and exit 130.  A simulation's own account
-    (:class:`~tonk.application.simulate.SimulationStopped`) is printed as it is."""
-    from ..application.simulate import SimulationStopped
-
-    try:
-        yield
-    except KeyboardInterrupt:
-        typer.echo(f"interrupted: {what()}", err=True)
-        raise typer.Exit(130) from None
-    except SimulationStopped as exc:
-        if not exc.interrupted:
-            raise
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(130) from None
 
 
 @app.command("export")
