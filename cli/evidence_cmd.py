@@ -41,7 +41,7 @@ def key_cmd(
 ) -> None:
     """Print the store's public key (created with its signing key on first use); verifiers pass it to --key."""
     from ..storage.evidence import signer
-    from ..storage.keys import key_path
+    from ..storage.keys import store_key_path
     from .games_cmd import open_existing_store
 
     with reported():
@@ -49,7 +49,7 @@ def key_cmd(
         with store:
             key = signer(store).verifier
     if json_out:
-        print_json({"key": key.text(), "name": key.name, "key_id": f"{key.id:08x}", "key_file": str(key_path(store.path))})
+        print_json({"key": key.text(), "name": key.name, "key_id": f"{key.id:08x}", "key_file": str(store_key_path(store))})
     else:
         typer.echo(key.text())
 
@@ -187,12 +187,13 @@ def _ok_line(kind: str, path: Path, facts: dict[str, Any]) -> str:
 def verify_evidence(db: str, receipts: list[Path], checkpoints: list[Path], proofs: list[Path], key_text: Optional[str], json_out: bool) -> None:
     """``tonk verify`` with evidence files: exit 0 when the store holds all they vouch for."""
     from ..storage.evidence import read_key, verify_checkpoint, verify_proof, verify_receipt
+    from ..storage.open import store_exists
 
     reports = []
     with reported():
         key = read_key(key_text) if key_text else None
         store = None
-        if receipts or checkpoints or Path(db).exists():
+        if receipts or checkpoints or store_exists(db):
             from .games_cmd import open_existing_store
 
             store = open_existing_store(db)

@@ -30,8 +30,9 @@ from . import evidence_log as elog
 from . import merkle
 from . import signed_note as note
 from .errors import StoreError, UnknownGame
-from .keys import create_signer, key_path, load_signer
+from .keys import create_signer, load_signer, store_key_path
 from .signed_note import EvidenceError, MalformedEvidence, SignerKey, VerifierKey
+from .statements import Statements
 from .store import EventStore, now
 
 RECEIPT_HEADER = "tonk-receipt v1"
@@ -89,9 +90,9 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
     A store that has signed before but whose key file is missing is refused (the key was
     not copied with the store, or was lost) unless ``new_key``: then a new key signs from
     now on, under the same log name; the old public keys stay recorded."""
-    path = key_path(store.path)
-    conn = store.db.conn
-    known = elog.known_keys(conn)
+    path = store_key_path(store)
+    with store.statements() as sql:
+        known = elog.known_keys(sql)
     key = load_signer(path)
     if key is not None and new_key:
         raise EvidenceError(f"a signing key is already at {path}; move it away first to sign with a new key")
@@ -110,8 +111,8 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
             raise EvidenceError(
                 f"the signing key at {path} ({key.verifier.describe()}) belongs to another log than this store's ({known[0].name})"
             )
-        with store._write():
-            elog.record_key(conn, key.verifier, now())
+        with store.statements_write() as sql:
+            elog.record_key(sql, key.verifier, now())
     return key
 
 
@@ -146,7 +147,8 @@ def trusted_keys(store: EventStore | None, key: VerifierKey | None) -> tuple[lis
         return [key], "given"
     if store is None:
         raise EvidenceError("no trusted key and no store to take one from: pass --key with the public key (as tonk key printed it)")
-    keys = elog.known_keys(store.db.conn)
+    with store.statements() as sql:
+        keys = elog.known_keys(sql)
     if not keys:
         raise EvidenceError("no trusted key: this store records no signing key; pass --key with the public key (as tonk key printed it)")
     return keys, "store"
@@ -159,13 +161,13 @@ def _check_games(store: EventStore, logged: dict[str, list[tuple[int, str]]], ch
     """For each game, the first event (in seq order) that is missing, differs from the hash
     ``logged`` for it, or breaks the chain at or before the last logged seq.  ``label``
     names what logged the hashes in the messages (``"the checkpoint"``), or ``None``."""
-    conn = store.db.conn
     out = []
     for gid, items in logged.items():
         items = sorted(items)
         last = items[-1][0]
-        stored = dict(conn.execute("SELECT seq, hash FROM events WHERE game_id = ? AND seq <= ?", (gid, last)).fetchall())
-        held, top = conn.execute("SELECT count(*), coalesce(max(seq), 0) FROM events WHERE game_id = ?", (gid,)).fetchone()
+        with store.statements() as sql:
+            stored = dict(sql.execute("SELECT seq, hash FROM events WHERE game_id = ? AND seq <= ?", (gid, last)).fetchall())
+            held, top = sql.execute("SELECT count(*), coalesce(max(seq), 0) FROM events WHERE game_id = ?", (gid,)).fetchone()
         upto = f" ({label} logged it up to seq {last})" if label else ""
         first: tuple[int, str] | None = None
         if not held:
@@ -265,7 +267,8 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
     The store's key signs it (created on first use).  Refused with :class:`StoreError`
     for an unknown game or seq or a name that is not a seat of the game, and with
     :class:`Contradicted` when the game's chain is broken at or before ``seq``."""
-    row = store.db.conn.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", (game_id, seq)).fetchone()
+    with store.statements() as sql:
+        row = sql.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", (game_id, seq)).fetchone()
     if row is None:
         if not store.version(game_id):
             raise UnknownGame(game_id)
@@ -281,10 +284,10 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
 def hand_end_receipts(store: EventStore, game_id: str, *, key: SignerKey | None = None, after: int = 0) -> list[tuple[int, str, str]]:
     """Receipts for every seat at every hand's end of the game after seq ``after``:
     ``(seq, seat, receipt)`` in order."""
-    conn = store.db.conn
-    rows = conn.execute(
-        "SELECT seq, hash FROM events WHERE game_id = ? AND type = 'hand_ended' AND seq > ? ORDER BY seq", (game_id, after)
-    ).fetchall()
+    with store.statements() as sql:
+        rows = sql.execute(
+            "SELECT seq, hash FROM events WHERE game_id = ? AND type = 'hand_ended' AND seq > ? ORDER BY seq", (game_id, after)
+        ).fetchall()
     if not rows:
         return []
     _refuse_broken(store, game_id, rows[-1][0])
@@ -398,7 +401,7 @@ def parse_checkpoint(data: bytes | str, what: str = "the checkpoint") -> tuple[C
     return Checkpoint(origin, tree_size, root_hash, text.replace("\r\n", "\n")), n
 
 
-def _self_check(store: EventStore, entries: list[elog.Entry]) -> list[Finding]:
+def _self_check(store: EventStore, sql: Statements, entries: list[elog.Entry]) -> list[Finding]:
     """What stops the store from signing: a broken chain anywhere, an entry of its log the
     events contradict, or a log that no longer extends the latest checkpoint it signed."""
     chain = _chain_findings(store)
@@ -407,7 +410,7 @@ def _self_check(store: EventStore, entries: list[elog.Entry]) -> list[Finding]:
     if gap is not None:
         return findings + [gap]
     findings += [f for f in _check_games(store, _group(entries), {}, "the evidence log") if f.game_id not in chain]
-    last = elog.latest_checkpoint(store.db.conn)
+    last = elog.latest_checkpoint(sql)
     if last is not None:
         if last.tree_size > len(entries) or merkle.root(_leaves(entries[: last.tree_size])).hex() != last.root_hash:
             findings.append(Finding(None, None, f"the evidence log no longer extends the store's latest checkpoint (size {last.tree_size})"))
@@ -421,30 +424,29 @@ def make_checkpoint(store: EventStore, *, new_key: bool = False) -> Checkpoint:
     log or has a broken chain: a log must never sign a tree that does not extend what
     it signed before."""
     key = signer(store, new_key=new_key)
-    conn = store.db.conn
-    with store._write():  # the store's write lock: no append lands between the check and the signature
-        problems = _self_check(store, elog.entries(conn))
+    with store.statements_write() as sql:  # the store's write lock: no append lands between the check and the signature
+        problems = _self_check(store, sql, elog.entries(sql))
         if problems:
             raise Contradicted("the store contradicts its own evidence log or chain; no checkpoint was signed (tonk verify names each game)", problems)
         at = now()
-        elog.append_new_events(conn, at)
-        entries = elog.entries(conn)
+        elog.append_new_events(sql, at)
+        entries = elog.entries(sql)
         root_hash = merkle.root(_leaves(entries))
         signed = note.sign(checkpoint_text(key.name, len(entries), root_hash), key)
-        elog.record_checkpoint(conn, elog.StoredCheckpoint(len(entries), f"{key.verifier.id:08x}", root_hash.hex(), signed), at)
+        elog.record_checkpoint(sql, elog.StoredCheckpoint(len(entries), f"{key.verifier.id:08x}", root_hash.hex(), signed), at)
     return Checkpoint(key.name, len(entries), root_hash, signed)
 
 
 def _against_log(store: EventStore, cp: Checkpoint) -> tuple[list[Finding], dict[str, Any]]:
     """Whether the store's log extends the checkpoint's tree, and every event logged in it is held."""
-    conn = store.db.conn
-    keys = elog.known_keys(conn)
+    with store.statements() as sql:
+        keys = elog.known_keys(sql)
+        entries = elog.entries(sql)
     facts: dict[str, Any] = {}
     if keys and keys[0].name != cp.origin:
         return [
             Finding(None, None, f"the checkpoint is of log {cp.origin}, this store's log is {keys[0].name}: another store, or its log was replaced")
         ], facts
-    entries = elog.entries(conn)
     facts["store_tree_size"] = len(entries)
     findings = []
     gap = _gap(entries)
@@ -518,16 +520,16 @@ def make_proof(store: EventStore, game_id: str) -> Proof:
 
     :class:`EvidenceError` when no checkpoint covers the game yet; :class:`Contradicted`
     when the store's log no longer matches that checkpoint."""
-    conn = store.db.conn
     if not store.version(game_id):
         raise UnknownGame(game_id)
-    stored = elog.latest_checkpoint(conn)
-    if stored is None:
-        raise EvidenceError("the store has no checkpoint yet: run tonk checkpoint first")
-    entry = elog.game_entry(conn, game_id, stored.tree_size)
-    if entry is None:
-        raise EvidenceError(f"game {game_id} is in no checkpoint yet: run tonk checkpoint first")
-    entries = elog.entries(conn, stored.tree_size)
+    with store.snapshot(), store.statements() as sql:
+        stored = elog.latest_checkpoint(sql)
+        if stored is None:
+            raise EvidenceError("the store has no checkpoint yet: run tonk checkpoint first")
+        entry = elog.game_entry(sql, game_id, stored.tree_size)
+        if entry is None:
+            raise EvidenceError(f"game {game_id} is in no checkpoint yet: run tonk checkpoint first")
+        entries = elog.entries(sql, stored.tree_size)
     leaves = _leaves(entries)
     if len(leaves) != stored.tree_size or _gap(entries) or merkle.root(leaves).hex() != stored.root_hash:
         raise Contradicted(

@@ -22,12 +22,12 @@ DELETE on all three.
 
 from __future__ import annotations
 
-import sqlite3
 import struct
 from typing import NamedTuple
 
 from .errors import StoreError
 from .signed_note import MalformedEvidence, VerifierKey
+from .statements import Statements
 
 TABLES = ("evidence_log", "evidence_keys", "evidence_checkpoints")
 
@@ -76,6 +76,63 @@ def create_tables(db) -> None:
             )
 
 
+def create_tables_postgres(cur) -> None:
+    """The same tables in a PostgreSQL store (``tonk.storage.postgres_schema.STEPS``): text
+    compared byte-wise (``COLLATE "C"``, as the events), UPDATE, DELETE and TRUNCATE refused."""
+    cur.execute(
+        """
+        CREATE TABLE evidence_log (
+            leaf_index BIGINT PRIMARY KEY CHECK (leaf_index >= 0),
+            game_id    TEXT COLLATE "C" NOT NULL,
+            seq        INTEGER NOT NULL CHECK (seq >= 1),
+            hash       TEXT COLLATE "C" NOT NULL CHECK (length(hash) = 64),
+            logged_at  TEXT COLLATE "C" NOT NULL,
+            UNIQUE (game_id, seq)
+        )
+        """
+    )
+    cur.execute(
+        """
+        CREATE TABLE evidence_keys (
+            key_id     TEXT COLLATE "C" NOT NULL PRIMARY KEY CHECK (length(key_id) = 8),
+            name       TEXT COLLATE "C" NOT NULL,
+            public_key TEXT COLLATE "C" NOT NULL,
+            created_at TEXT COLLATE "C" NOT NULL
+        )
+        """
+    )
+    cur.execute(
+        """
+        CREATE TABLE evidence_checkpoints (
+            tree_size BIGINT NOT NULL CHECK (tree_size >= 0),
+            key_id    TEXT COLLATE "C" NOT NULL,
+            root_hash TEXT COLLATE "C" NOT NULL CHECK (length(root_hash) = 64),
+            note      TEXT COLLATE "C" NOT NULL,
+            signed_at TEXT COLLATE "C" NOT NULL,
+            PRIMARY KEY (tree_size, key_id)
+        )
+        """
+    )
+    cur.execute(
+        """
+        CREATE FUNCTION tonk_evidence_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION '% is append-only: % is refused', TG_TABLE_NAME, TG_OP;
+        END
+        $$
+        """
+    )
+    for table in TABLES:
+        cur.execute(
+            f"CREATE TRIGGER {table}_no_update BEFORE UPDATE OR DELETE ON {table} "
+            "FOR EACH ROW EXECUTE FUNCTION tonk_evidence_append_only()"
+        )
+        cur.execute(
+            f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION tonk_evidence_append_only()"
+        )
+
+
 class Entry(NamedTuple):
     """One entry of the log: the event ``(game_id, seq)`` whose chain hash was ``hash``."""
 
@@ -112,19 +169,18 @@ def parse_leaf(data: bytes) -> tuple[str, int, str]:
     return game_id, seq, data[12 + n :].hex()
 
 
-def has_tables(conn: sqlite3.Connection) -> bool:
+def has_tables(sql: Statements) -> bool:
     """Whether the store has the evidence tables (a store of an older schema opened
     read-only may not)."""
-    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'evidence_%'")}
-    return set(TABLES) <= names
+    return sql.has_tables(TABLES)
 
 
-def known_keys(conn: sqlite3.Connection) -> list[VerifierKey]:
+def known_keys(sql: Statements) -> list[VerifierKey]:
     """The public keys the store has signed with, oldest first."""
-    if not has_tables(conn):
+    if not has_tables(sql):
         return []
     keys = []
-    for (text,) in conn.execute("SELECT public_key FROM evidence_keys ORDER BY created_at, key_id"):
+    for (text,) in sql.execute("SELECT public_key FROM evidence_keys ORDER BY created_at, key_id"):
         try:
             keys.append(VerifierKey.parse(text))
         except MalformedEvidence as exc:
@@ -132,42 +188,42 @@ def known_keys(conn: sqlite3.Connection) -> list[VerifierKey]:
     return keys
 
 
-def record_key(conn: sqlite3.Connection, key: VerifierKey, at: str) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO evidence_keys (key_id, name, public_key, created_at) VALUES (?, ?, ?, ?)",
+def record_key(sql: Statements, key: VerifierKey, at: str) -> None:
+    sql.execute(
+        "INSERT INTO evidence_keys (key_id, name, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (f"{key.id:08x}", key.name, key.text(), at),
     )
 
 
-def entries(conn: sqlite3.Connection, limit: int | None = None) -> list[Entry]:
+def entries(sql: Statements, limit: int | None = None) -> list[Entry]:
     """The log's entries in order (the first ``limit`` of them)."""
-    if not has_tables(conn):
+    if not has_tables(sql):
         return []
-    sql = "SELECT leaf_index, game_id, seq, hash FROM evidence_log"
+    query = "SELECT leaf_index, game_id, seq, hash FROM evidence_log"
     if limit is None:
-        return [Entry(*r) for r in conn.execute(sql + " ORDER BY leaf_index")]
-    return [Entry(*r) for r in conn.execute(sql + " WHERE leaf_index < ? ORDER BY leaf_index", (limit,))]
+        return [Entry(*r) for r in sql.execute(query + " ORDER BY leaf_index")]
+    return [Entry(*r) for r in sql.execute(query + " WHERE leaf_index < ? ORDER BY leaf_index", (limit,))]
 
 
-def size(conn: sqlite3.Connection) -> int:
-    if not has_tables(conn):
+def size(sql: Statements) -> int:
+    if not has_tables(sql):
         return 0
-    return conn.execute("SELECT count(*) FROM evidence_log").fetchone()[0]
+    return sql.execute("SELECT count(*) FROM evidence_log").fetchone()[0]
 
 
-def append_new_events(conn: sqlite3.Connection, at: str) -> int:
+def append_new_events(sql: Statements, at: str) -> int:
     """Append an entry for every stored event not logged yet (each game's events after its
     highest logged seq), in the order they were recorded; returns how many."""
-    start = conn.execute("SELECT coalesce(max(leaf_index) + 1, 0) FROM evidence_log").fetchone()[0]
-    rows = conn.execute(
+    start = sql.execute("SELECT coalesce(max(leaf_index) + 1, 0) FROM evidence_log").fetchone()[0]
+    rows = sql.execute(
         """
         SELECT e.game_id, e.seq, e.hash FROM events AS e
         LEFT JOIN (SELECT game_id, max(seq) AS top FROM evidence_log GROUP BY game_id) AS l ON l.game_id = e.game_id
         WHERE e.seq > coalesce(l.top, 0)
-        ORDER BY e.recorded_at, e.game_id, e.seq
+        ORDER BY e.position
         """
     ).fetchall()
-    conn.executemany(
+    sql.executemany(
         "INSERT INTO evidence_log (leaf_index, game_id, seq, hash, logged_at) VALUES (?, ?, ?, ?, ?)",
         ((start + i, gid, seq, h, at) for i, (gid, seq, h) in enumerate(rows)),
     )
@@ -181,25 +237,25 @@ class StoredCheckpoint(NamedTuple):
     note: str
 
 
-def record_checkpoint(conn: sqlite3.Connection, cp: StoredCheckpoint, at: str) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO evidence_checkpoints (tree_size, key_id, root_hash, note, signed_at) VALUES (?, ?, ?, ?, ?)",
+def record_checkpoint(sql: Statements, cp: StoredCheckpoint, at: str) -> None:
+    sql.execute(
+        "INSERT INTO evidence_checkpoints (tree_size, key_id, root_hash, note, signed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (*cp, at),
     )
 
 
-def latest_checkpoint(conn: sqlite3.Connection) -> StoredCheckpoint | None:
-    if not has_tables(conn):
+def latest_checkpoint(sql: Statements) -> StoredCheckpoint | None:
+    if not has_tables(sql):
         return None
-    row = conn.execute(
+    row = sql.execute(
         "SELECT tree_size, key_id, root_hash, note FROM evidence_checkpoints ORDER BY tree_size DESC, signed_at DESC LIMIT 1"
     ).fetchone()
     return StoredCheckpoint(*row) if row else None
 
 
-def game_entry(conn: sqlite3.Connection, game_id: str, below: int) -> Entry | None:
+def game_entry(sql: Statements, game_id: str, below: int) -> Entry | None:
     """The entry of the game's last event among the first ``below`` entries."""
-    row = conn.execute(
+    row = sql.execute(
         "SELECT leaf_index, game_id, seq, hash FROM evidence_log WHERE game_id = ? AND leaf_index < ? ORDER BY seq DESC LIMIT 1",
         (game_id, below),
     ).fetchone()

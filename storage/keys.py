@@ -1,6 +1,13 @@
-"""A store's signing key: one file beside the store, ``<store file>.key`` (``tonk.db.key``
-for ``tonk.db``), permissions 0600, holding the private key as a Go ``note`` signer key
-(``PRIVATE+KEY+<name>+<key id>+<base64>``, see :mod:`.signed_note`).
+"""A store's signing key: one file, permissions 0600, holding the private key as a Go
+``note`` signer key (``PRIVATE+KEY+<name>+<key id>+<base64>``, see :mod:`.signed_note`).
+
+Where (:func:`store_key_path`): the file ``TONK_KEY_FILE`` names, for any store; else,
+for a SQLite store, beside it (``tonk.db.key`` for ``tonk.db``); for a PostgreSQL store
+(a database has no "beside"), in the user's configuration directory:
+``$XDG_CONFIG_HOME/tonk/keys/`` (``~/.config/tonk/keys/``), one file per store URL
+(``<host>_<database>-<12 hex digits of the URL's sha256>.key``, the password left out).
+Several service nodes sharing one database sign with one key when each is given the
+same file through ``TONK_KEY_FILE``.
 
 The key is never printed, exported or written into the store: the store keeps only the
 public key (table ``evidence_keys``), so a store copied without its key file still
@@ -10,19 +17,47 @@ verifies every receipt and checkpoint signed before.  A key file that others may
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .signed_note import EvidenceError, MalformedEvidence, SignerKey
 
 KEY_SUFFIX = ".key"
+KEY_FILE_ENV = "TONK_KEY_FILE"
 
 
 def key_path(store_path: str | Path) -> Path:
-    """Where the signing key of the store at ``store_path`` lives."""
+    """Where the signing key of the SQLite store at ``store_path`` lives by default."""
     return Path(f"{store_path}{KEY_SUFFIX}")
+
+
+def server_key_path(url: str) -> Path:
+    """Where the signing key of the PostgreSQL store at ``url`` lives by default."""
+    parts = urlsplit(url)
+    netloc = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
+    identity = urlunsplit(parts._replace(netloc=f"{user}@{netloc}" if user else netloc, query=query))
+    label = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{parts.hostname or 'local'}_{parts.path.lstrip('/') or 'db'}")[:40]
+    digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "tonk" / "keys" / f"{label}-{digest}{KEY_SUFFIX}"
+
+
+def store_key_path(store: Any) -> Path:
+    """Where ``store`` keeps its signing key: ``TONK_KEY_FILE``, else beside a SQLite file,
+    else (PostgreSQL) :func:`server_key_path` of its URL."""
+    given = os.environ.get(KEY_FILE_ENV)
+    if given:
+        return Path(given)
+    url = getattr(store, "url", None)
+    return key_path(store.path) if url is None else server_key_path(url)
 
 
 def load_signer(path: Path) -> SignerKey | None:
@@ -55,6 +90,10 @@ def create_signer(path: Path, name: str) -> SignerKey:
     into place, so it is never seen half-written)."""
     key = SignerKey.generate(name)
     directory = path.parent if str(path.parent) else Path(".")
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EvidenceError(f"cannot create the directory {directory} for the signing key: {exc.strerror or exc}") from None
     tmp = directory / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

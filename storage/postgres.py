@@ -40,6 +40,7 @@ from .chain import CHECK_COLUMNS, ChainFinding, check_chain
 from .codec import Decoder, decode_error, first_event
 from .errors import StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
+from .statements import PostgresStatements, Statements
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
 from .store import EventStore, Record, _decode_rows, _record, checked_append, rows_after
 
@@ -112,12 +113,8 @@ class PostgresEventStore(EventStore):
 
     @property
     def db(self):
-        """The SQLite store's sqlite-utils database; a PostgreSQL store has none, so what
-        needs it (signed evidence: receipts, checkpoints, proofs) is refused cleanly."""
-        raise StoreError(
-            f"{self.path}: signed evidence (receipts, checkpoints, proofs) is kept in SQLite stores only; "
-            "copy the games to a file with tonk copy --to FILE first"
-        )
+        """The SQLite store's sqlite-utils database; a PostgreSQL store has none."""
+        raise StoreError(f"{self.path} is a PostgreSQL store: it has no SQLite database")
 
     # --- opening --------------------------------------------------------------------
     @classmethod
@@ -211,6 +208,19 @@ class PostgresEventStore(EventStore):
                 yield conn, conn.execute(_LOCK_POSITION).fetchone()[0]
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+
+    @contextmanager
+    def statements(self) -> Iterator[Statements]:
+        """Reads of the side tables (the evidence log), ``?`` parameters."""
+        with self._connection() as conn:
+            yield PostgresStatements(conn)
+
+    @contextmanager
+    def statements_write(self) -> Iterator[Statements]:
+        """One write transaction on the side tables holding the append lock (the position
+        counter): no append lands until it ends."""
+        with self._write() as conn:
+            yield PostgresStatements(conn)
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -415,7 +425,11 @@ class PostgresEventStore(EventStore):
             return projection.derived_rows(conn, player, variant)
 
     def backup(self, dest: Any) -> None:
-        raise StoreError(f"tonk backup copies SQLite files; for {self.path} use pg_dump, or tonk copy --from URL --to FILE")
+        """A new SQLite file ``dest`` holding every game, the evidence log and the served
+        tables' records (:func:`~.copy.backup_to_file`)."""
+        from .copy import backup_to_file
+
+        backup_to_file(self, dest)
 
     # --- integrity ------------------------------------------------------------------
     def projection_findings(self) -> list[projection.ProjectionFinding]:

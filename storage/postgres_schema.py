@@ -14,7 +14,7 @@ so every ordering equals SQLite's), append-only through triggers refusing
 UPDATE, DELETE and TRUNCATE; ``games`` (the projection); and
 ``event_position``, the one-row counter of the global order, which every
 append locks first (so appends are serialised, and commit order is position
-order: see :mod:`.feed`).
+order: see :mod:`.feed`); and the evidence log's tables (:mod:`.evidence_log`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .errors import StoreError
+from .evidence_log import create_tables_postgres as create_evidence_tables
 
 ADVISORY_LOCK = 0x746F6E6B  # "tonk"
 NOTIFY_CHANNEL = "tonk_events"
@@ -99,6 +100,7 @@ def _chain_version(cur) -> None:
 STEPS: tuple[tuple[str, Callable], ...] = (
     ("0001_events_games_position", _events_and_games),
     ("0002_chain_version", _chain_version),
+    ("0003_evidence", create_evidence_tables),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in STEPS)

@@ -33,6 +33,7 @@ from .codec import Decoder, decode_error, first_event
 from .errors import ConcurrencyError, StoreError, UnknownGame
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
+from .statements import SqliteStatements, Statements
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -192,6 +193,20 @@ class EventStore:
             if isinstance(exc, sqlite3.Error):
                 raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
             raise
+
+    @contextmanager
+    def statements(self) -> Iterator[Statements]:
+        """Reads of the store's side tables (the evidence log), ``?`` parameters; in a
+        :meth:`statements_write`, the write's own connection."""
+        with self._reading():
+            yield SqliteStatements(self._conn)
+
+    @contextmanager
+    def statements_write(self) -> Iterator[Statements]:
+        """One write transaction on the side tables, holding the store's write lock (no
+        append lands until it ends)."""
+        with self._write() as conn:
+            yield SqliteStatements(conn)
 
     # --- writing --------------------------------------------------------------------
     def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
@@ -453,15 +468,8 @@ class EventStore:
         The copy is written beside ``dest`` and renamed into place; an existing ``dest``
         is refused."""
         import os
-        import secrets
 
-        dest = Path(dest)
-        if dest.exists():
-            raise StoreError(f"cannot back up to {dest}: it exists (choose a new file)")
-        directory = dest.parent if str(dest.parent) else Path(".")
-        if not directory.is_dir():
-            raise StoreError(f"cannot back up to {dest}: directory {directory} does not exist")
-        tmp = directory / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        dest, tmp = backup_paths(dest)
         try:
             target = sqlite3.connect(tmp)
             try:
@@ -547,6 +555,22 @@ class EventStore:
             yield
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot read the store ({exc})") from None
+
+
+def backup_paths(dest: str | Path) -> tuple[Path, Path]:
+    """``(dest, tmp)`` for a backup: the new file, and where it is written first (beside it,
+    renamed into place when whole).  :class:`StoreError` when ``dest`` exists or its
+    directory does not."""
+    import os
+    import secrets
+
+    dest = Path(dest)
+    if dest.exists():
+        raise StoreError(f"cannot back up to {dest}: it exists (choose a new file)")
+    directory = dest.parent if str(dest.parent) else Path(".")
+    if not directory.is_dir():
+        raise StoreError(f"cannot back up to {dest}: directory {directory} does not exist")
+    return dest, directory / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
 
 
 _EVENT_CLASSES = frozenset(EVENT_TYPES.values())

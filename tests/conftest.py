@@ -15,6 +15,18 @@ def assert_clean_failure(result, code: int, text: str) -> None:
     assert "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_config_home(tmp_path_factory):
+    """Signing keys of PostgreSQL stores go to the user's configuration directory
+    (``$XDG_CONFIG_HOME/tonk/keys``): the tests, and the servers and commands they start,
+    keep theirs in a directory of the test session, never in the user's."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    mp.delenv("TONK_KEY_FILE", raising=False)
+    yield
+    mp.undo()
+
+
 @pytest.fixture(name="random_game")
 def random_game_fixture():
     """``random_game(seed, players=..., hands=..., variants=..., options=...)``: a game of random

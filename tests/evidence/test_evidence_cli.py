@@ -281,3 +281,33 @@ def test_a_receipts_directory_name_is_shown_as_written(tmp_path):
     r = tonk(tmp_path, "simulate", "-n", "3", "--hands-per-game", "3", "--receipts", "[bold]r")
     assert r.returncode == 0 and "to [bold]r" in r.stderr
     assert list((tmp_path / "[bold]r").glob("*.receipt"))
+
+
+@pytest.mark.postgres
+def test_the_evidence_commands_on_a_postgres_store(pg_url, tmp_path):
+    """key, checkpoint, prove, verify --receipt/--checkpoint/--proof and simulate --receipts
+    on a postgresql:// store, its key a 0600 file in the user's configuration directory."""
+    import psycopg
+
+    env = {"TONK_DB": pg_url}
+    sim = script(tmp_path, "simulate", "-n", "4", "-p", "3", "--hands-per-game", "2", "-s", "9", "--receipts", "receipts", env=env)
+    assert sim.returncode == 0, sim.stderr
+    key = json.loads(script(tmp_path, "key", "--json", env=env).stdout)
+    key_file = Path(key["key_file"])
+    assert key_file.is_relative_to(Path(os.environ["XDG_CONFIG_HOME"])) and stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert script(tmp_path, "checkpoint", "--output", "cp.txt", env=env).returncode == 0
+    listed = json.loads(script(tmp_path, "games", "--json", env=env).stdout)["games"]
+    gid = listed[0]["game_id"]
+    proof = script(tmp_path, "prove", gid[:8], "--output", "p.tlog-proof", env=env)
+    assert proof.returncode == 0, proof.stderr
+    ok = script(tmp_path, "verify", "--receipt", "receipts", "--checkpoint", "cp.txt", "--proof", "p.tlog-proof", "--key", key["key"], env=env)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "ok: checkpoint cp.txt: the store extends" in ok.stdout and f"ok: proof p.tlog-proof: game {gid}" in ok.stdout
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER events_no_update ON events")
+        conn.execute("DELETE FROM events WHERE game_id = %s AND seq > 10", (gid,))
+    bad = script(tmp_path, "verify", "--receipt", "receipts", "--checkpoint", "cp.txt", "--key", key["key"], env=env)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert f"checkpoint cp.txt: game {gid} seq 11: missing" in bad.stdout and f"game {gid} seq 11: missing" in bad.stdout
+    assert "Traceback" not in bad.stdout + bad.stderr

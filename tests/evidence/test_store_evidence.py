@@ -32,7 +32,8 @@ def test_an_older_store_gains_the_evidence_tables_and_keeps_its_events(archives,
         conn = store.db.conn
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(STEPS)
         assert conn.execute("SELECT game_id, seq, hash FROM events ORDER BY game_id, seq").fetchall() == before
-        assert entries(conn) == []
+        with store.statements() as sql:
+            assert entries(sql) == []
         cp = ev.make_checkpoint(store)
         assert cp.tree_size == len(before)
 

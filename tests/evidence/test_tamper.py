@@ -28,7 +28,9 @@ def logged_upto(checkpoint: str, path: Path) -> dict[str, int]:
     size = int(checkpoint.split("\n")[1])
     with EventStore.open(path) as store:
         out: dict[str, int] = {}
-        for e in entries(store.db.conn, size):
+        with store.statements() as sql:
+            logged = entries(sql, size)
+        for e in logged:
             out[e.game_id] = max(out.get(e.game_id, 0), e.seq)
     return out
 
@@ -174,10 +176,12 @@ def test_games_reordered_in_the_log_fail_the_consistency_proof(archives, data):
     with tempfile.TemporaryDirectory() as tmp:
         path = archive.materialise(Path(tmp))
         with EventStore.open(path) as store:
-            logged = entries(store.db.conn)
+            with store.statements() as sql:
+                logged = entries(sql)
         reorder_games_in_log(path, data, {})
         with EventStore.open(path) as store:
-            rewritten = entries(store.db.conn)
+            with store.statements() as sql:
+                rewritten = entries(sql)
             for cp in (archive.early, archive.late):
                 size = int(cp.split("\n")[1])
                 moved = [e[1:] for e in logged[:size]] != [e[1:] for e in rewritten[:size]]

@@ -140,3 +140,27 @@ def test_a_node_killed_mid_hand_loses_nothing_and_the_other_carries_on(pg_url, s
     watch.close()
     p = run_cli("--db", pg_url, "audit", table)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_every_node_hands_out_receipts_that_the_shared_store_holds(pg_url, start_server, tmp_path):
+    shared = {"TONK_KEY_FILE": str(tmp_path / "nodes.key")}
+    a = start_server(db=pg_url, env=shared)
+    b = start_server(db=pg_url, env=shared)
+    clients = [Client(a.url), Client(b.url)]
+    created = clients[0].create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    table, tokens = created["table"], created["tokens"]
+    assert play_alternating(clients, created, random.Random(7)) > 0
+    got = {(node, seat): c.receipts(table, tok) for node, c in enumerate(clients) for seat, tok in tokens.items()}
+    assert all(r.status_code == 200 for r in got.values()), [r.text for r in got.values()]
+    seqs = {key: [x["seq"] for x in r.json()["receipts"]] for key, r in got.items()}
+    assert len(set(map(tuple, seqs.values()))) == 1 and len(seqs[(0, "ann")]) == 2  # one per hand, the same from either node
+    folder = tmp_path / "receipts"
+    folder.mkdir()
+    for (node, seat), r in got.items():
+        for x in r.json()["receipts"]:
+            (folder / f"{node}-{seat}-{x['seq']}.receipt").write_text(x["receipt"])
+    keys = {line for r in got.values() for x in r.json()["receipts"] for line in x["receipt"].splitlines() if line.startswith("key ")}
+    assert len(keys) == 1  # both nodes sign with the one key file they were given
+    p = run_cli("--db", pg_url, "verify", "--receipt", str(folder), "--key", keys.pop()[4:])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "ok: 8 receipts" in p.stdout
