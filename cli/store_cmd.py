@@ -246,8 +246,9 @@ def backup_cmd(
     dest: Path = typer.Argument(..., metavar="DEST", help="The new file to write (an existing file is refused)."),
     json_out: bool = typer.Option(False, "--json", help="Print {backup, games} as JSON."),
 ) -> None:
-    """Copy the store to DEST, a consistent snapshot (SQLite's backup API: safe while the store
-    is in use and has a WAL, unlike cp)."""
+    """Copy the store to DEST, a new SQLite file: a consistent snapshot (SQLite's backup API:
+    safe while the store is in use and has a WAL, unlike cp); from a PostgreSQL store, every
+    game, the evidence log and the served tables' records, the games checked byte for byte."""
     from .games_cmd import open_existing_store
 
     with reported():

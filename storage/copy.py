@@ -1,4 +1,5 @@
-"""Moving an archive between stores (SQLite to PostgreSQL and back), verified.
+"""Moving an archive between stores (SQLite to PostgreSQL and back), verified; and the
+backup of a PostgreSQL store into a new SQLite file (:func:`backup_to_file`).
 
 :func:`copy_games` exports the games from the source as JSONL (to a temporary
 file), imports that file into the destination through the ordinary import
@@ -13,6 +14,8 @@ and nothing is written.
 from __future__ import annotations
 
 import hashlib
+import os
+import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +23,16 @@ from typing import Iterable
 
 from .errors import StoreError
 from .jsonl import RulesCheck, export_games, import_file
-from .store import EventStore
+from .store import EventStore, backup_paths
+
+#: the side tables a backup carries besides the events, with their columns, in their order
+SIDE_TABLES: tuple[tuple[str, str, str], ...] = (
+    ("evidence_keys", "key_id, name, public_key, created_at", "created_at, key_id"),
+    ("evidence_log", "leaf_index, game_id, seq, hash, logged_at", "leaf_index"),
+    ("evidence_checkpoints", "tree_size, key_id, root_hash, note, signed_at", "tree_size, key_id"),
+    ("served_tables", "game_id, settings, closed", "n"),
+    ("seat_tokens", "game_id, seat, token_hash", "game_id, seat"),
+)
 
 
 @dataclass
@@ -65,3 +77,44 @@ def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | N
     if result.digest != sent:
         raise StoreError(f"the copy in {dest.path} does not export the same bytes as {source.path} (sha256 {result.digest} != {sent})")
     return result
+
+
+def backup_to_file(source: EventStore, dest: str | Path) -> int:
+    """Write a new SQLite store file ``dest`` holding everything ``source`` (a PostgreSQL
+    store) holds: every game (through :func:`copy_games`, so the file exports the same bytes),
+    the evidence log with its keys and checkpoints (so receipts, checkpoints and proofs
+    signed before check against the file), and the served tables' settings and token
+    hashes.  The side tables are read first: events are only ever appended, so every event
+    they name is in the games copied after.  Written beside ``dest`` and renamed into
+    place; an existing ``dest`` is refused.  Returns the number of games."""
+    from .seats import create_sqlite_tables
+
+    dest, tmp = backup_paths(dest)
+    with source.statements() as sql:
+        side = {
+            table: sql.execute(f"SELECT {columns} FROM {table} ORDER BY {order}").fetchall() if sql.has_tables([table]) else []
+            for table, columns, order in SIDE_TABLES
+        }
+    try:
+        with EventStore.open(tmp) as target:
+            result = copy_games(source, target)
+            create_sqlite_tables(target)
+            with target.statements_write() as out:
+                for table, columns, _ in SIDE_TABLES:
+                    marks = ", ".join("?" for _ in columns.split(","))
+                    out.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", side[table])
+        conn = sqlite3.connect(tmp)
+        try:
+            conn.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+        finally:
+            conn.close()
+        os.replace(tmp, dest)
+    except OSError as exc:
+        raise StoreError(f"cannot back up to {dest}: {exc.strerror or exc}") from None
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot back up to {dest}: {exc}") from None
+    finally:
+        for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm"), Path(f"{tmp}-journal")):
+            if leftover.exists():
+                leftover.unlink()
+    return result.games

@@ -59,14 +59,20 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def create_sqlite_tables(store: Any) -> None:
+    """The two tables in a SQLite store, unless it has them."""
+    conn = store.db.conn
+    for sql in _CREATE_SQLITE:
+        conn.execute(sql)
+    conn.commit()
+
+
 class _SqliteSeats:
     """The statements' runner on the SQLite store's own connection."""
 
     def __init__(self, store: Any):
         self._conn = store.db.conn
-        for sql in _CREATE_SQLITE:
-            self._conn.execute(sql)
-        self._conn.commit()
+        create_sqlite_tables(store)
 
     def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
         return self._conn.execute(sql, args).fetchall()

@@ -85,3 +85,31 @@ def test_tonk_copy_refuses_a_game_stored_with_other_events(sqlite_backend, postg
     clean_failure(r, 2, "already in the store with other events")
     with postgres_backend.open(create=False) as store:
         assert store.version(g.game_id) == 5
+
+
+def test_tonk_backup_of_postgres_is_a_sqlite_file_with_the_games_and_the_evidence(postgres_backend, games, tmp_path, clean_failure):
+    """The backup exports the same bytes, keeps the evidence log (a checkpoint signed on
+    PostgreSQL verifies against the file) and the served tables' records."""
+    from tonk.storage import evidence as ev
+    from tonk.storage.open import open_store
+    from tonk.storage.seats import SeatStore
+
+    postgres_backend.record(games)
+    with postgres_backend.open(create=False) as store:
+        cp = ev.make_checkpoint(store)
+        key = ev.public_key(store)
+        SeatStore(store).register(games[0].game_id, {"bots": {}}, {"ann": "secret-token"})
+        source = exported(store)
+    dest = tmp_path / "backup.db"
+    r = CliRunner().invoke(app, ["--db", postgres_backend.target, "backup", str(dest), "--json"])
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout) == {"backup": str(dest), "games": len(games)}
+    assert not list(tmp_path.glob(".backup.db*"))  # nothing left beside it
+    with open_store(dest, create=False) as copy:
+        assert exported(copy) == source and copy.verify() == []
+        report = ev.verify_checkpoint(copy, cp.note, key)
+        assert report.ok and report.facts["store_tree_size"] == cp.tree_size
+        seats = SeatStore(copy)
+        assert seats.seat_for(games[0].game_id, "secret-token") == "ann" and seats.settings(games[0].game_id) == {"bots": {}}
+    again = CliRunner().invoke(app, ["--db", postgres_backend.target, "backup", str(dest)])
+    clean_failure(again, 2, "it exists")
