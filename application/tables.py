@@ -34,7 +34,6 @@ import random
 import secrets
 import time
 import uuid
-from itertools import islice
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -397,7 +396,7 @@ class Tables:
                 return
             try:
                 self.store.append(table.game.game_id, events, expected_version=before, command_id=command_id or None)
-                table.hashes.extend(r.hash for r in islice(self.store.records(table.game.game_id), len(table.hashes), None))
+                table.hashes.extend(self.store.hashes_after(table.game.game_id, len(table.hashes)))
             except ConcurrencyError:
                 raise StaleVersion("the table changed under this command; read it again", current_version=self.store.version(table.id)) from None
         except BaseException:

@@ -372,6 +372,10 @@ class PostgresEventStore(EventStore):
             row = conn.execute(_LAST, (game_id,)).fetchone()
         return row[1] if row else None
 
+    def hashes_after(self, game_id: str, seq: int) -> list[str]:
+        with self._connection() as conn:
+            return [r[0] for r in conn.execute("SELECT hash FROM events WHERE game_id = %s AND seq > %s ORDER BY seq", (game_id, seq))]
+
     def games(self, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
         sql = _GAMES_SELECT
         where, args = [], []

@@ -449,6 +449,12 @@ class EventStore:
             row = self._conn.execute(_LAST, (game_id,)).fetchone()
         return row[1] if row else None
 
+    def hashes_after(self, game_id: str, seq: int) -> list[str]:
+        """The chain hashes of the game's events after ``seq``, in order (what a cached fold
+        that holds the first ``seq`` needs after an append)."""
+        with self._reading():
+            return [r[0] for r in self._conn.execute("SELECT hash FROM events WHERE game_id = ? AND seq > ? ORDER BY seq", (game_id, seq))]
+
     def games(self, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
         """Rows of the ``games`` projection, oldest first, optionally only games with
         ``player`` seated or house-rule ``variant`` pinned."""

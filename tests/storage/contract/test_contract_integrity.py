@@ -122,3 +122,13 @@ def test_a_dropped_append_only_trigger_is_reported(backend, games):
     backend.tamper("SELECT 1")  # tamper drops the UPDATE trigger first
     with backend.open(create=False) as store:
         assert any("events_no_update is missing" in p for p in store.trigger_problems())
+
+
+def test_hashes_after_a_seq_are_the_stored_chain_hashes_from_there(backend, games):
+    backend.record(games)
+    with backend.open(create=False) as store:
+        for g in games:
+            stored = [r.hash for r in store.records(g.game_id)]
+            for seq in (0, 1, len(stored) // 2, len(stored)):
+                assert store.hashes_after(g.game_id, seq) == stored[seq:]
+        assert store.hashes_after("no-such-game", 0) == []
