@@ -317,7 +317,7 @@ class Tables:
     def receipts(self, table_id: str, seat: str, after: int = 0) -> list[dict[str, Any]]:
         """The seat's signed receipts (issue 14: ``tonk verify --receipt``), one for each
         hand that has ended after seq ``after``: ``{"seq", "receipt"}`` in order.  Signed
-        with the store's key (``<store>.key``, created on first use); :class:`Unavailable`
+        with the store's key (created on first use; see tonk.storage.keys); :class:`Unavailable`
         when the ``evidence`` extra is not installed or the key cannot be used."""
         from ..storage.evidence import hand_end_receipts
         from ..storage.signed_note import EvidenceError
