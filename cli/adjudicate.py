@@ -32,65 +32,103 @@ def _stake(raw: dict[str, Any]) -> int | None:
     return stake if isinstance(stake, int) and not isinstance(stake, bool) and stake >= 1 else None
 
 
-def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
-    from rich.table import Table
+def _actions_table(out: Any, actions: list[dict[str, Any]], raw_actions: list[Any]) -> Any:
+    """The actions as a table: a Rich table on a terminal (cells wrap to its width), else
+    the same columns as plain lines of markup (what Rich prints off a terminal, made in a
+    fraction of the time: a large file of cases prints a table per case)."""
+    rows = []
+    for a, ra in zip(actions, raw_actions):
+        if a["legal"]:
+            extra = []
+            if a.get("drawn"):
+                extra.append(f"drew {card(a['drawn'])}")
+            if a.get("spread_id"):
+                extra.append(f"as {safe(a['spread_id'])}")
+            if a.get("effect"):
+                extra.append("stock empty: hand ends")
+            verdict = "[green]legal[/green]" + (" " + ", ".join(extra) if extra else "")
+        else:
+            verdict = f"[red]illegal[/red] {safe(a['violation'])} ({safe(a['rule'])}): {safe(a['message'])}"
+        rows.append((safe(a["seq"]), safe(a["player"]), _describe_action(a, ra if isinstance(ra, dict) else {}), verdict))
+    header = ("seq", "player", "action", "verdict")
+    if out.is_terminal:
+        from rich.table import Table
 
+        t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
+        t.add_column(header[0], justify="right")
+        for name in header[1:]:
+            t.add_column(name)
+        for row in rows:
+            t.add_row(*row)
+        return t
+    from rich.text import Text
+
+    shown = [[Text.from_markup(cell).cell_len for cell in row] for row in rows]
+    widths = [max([len(h)] + [w[i] for w in shown]) for i, h in enumerate(header)]
+
+    def line(cells: tuple[str, ...], lengths: list[int], style: str = "") -> str:
+        out = []
+        for i, (cell, n) in enumerate(zip(cells, lengths)):
+            pad = " " * (widths[i] - n)
+            body = f"[{style}]{cell}[/{style}]" if style else cell
+            out.append(f" {pad}{body} " if i == 0 else f" {body}{pad} ")
+        return "".join(out)
+
+    return "\n".join([line(header, [len(h) for h in header], "bold"), *(line(r, w) for r, w in zip(rows, shown))])
+
+
+def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None) -> None:
+    """The verdict on one case, printed in one call (each call to Rich has its cost)."""
     out = console()
     title = f" {safe(v.get('title'))}" if v.get("title") else ""
-    out.print(f"\n[bold]{safe(v['id'])}[/bold]{title}")
+    lines: list[Any] = [f"\n[bold]{safe(v['id'])}[/bold]{title}"]
+
+    def flush() -> None:
+        from rich.console import Group
+
+        parts: list[Any] = []
+        for item in lines:
+            if isinstance(item, str) and parts and isinstance(parts[-1], str):
+                parts[-1] += "\n" + item
+            else:
+                parts.append(item)
+        out.print(parts[0] if len(parts) == 1 else Group(*parts))
+
     if v["status"] == "skipped":
-        out.print(f"  [yellow]skipped[/yellow]: {safe(v['reason'])}")
-        return
+        lines.append(f"  [yellow]skipped[/yellow]: {safe(v['reason'])}")
+        return flush()
     if "deal" in v:
         d = v["deal"]
-        out.print(f"  deal: upcard {card(d['discard_top'])}, stock {d['stock_size']}")
+        lines.append(f"  deal: upcard {card(d['discard_top'])}, stock {d['stock_size']}")
         for p, h in d["hands"].items():
-            out.print(f"    {safe(p)}: {cards(h)}")
-    raw_actions = raw.get("actions", [])
+            lines.append(f"    {safe(p)}: {cards(h)}")
     if v["actions"]:
-        t = Table(show_header=True, header_style="bold", box=None, padding=(0, 1))
-        t.add_column("seq", justify="right")
-        t.add_column("player")
-        t.add_column("action")
-        t.add_column("verdict")
-        for a, ra in zip(v["actions"], raw_actions):
-            if a["legal"]:
-                extra = []
-                if a.get("drawn"):
-                    extra.append(f"drew {card(a['drawn'])}")
-                if a.get("spread_id"):
-                    extra.append(f"as {safe(a['spread_id'])}")
-                if a.get("effect"):
-                    extra.append("stock empty: hand ends")
-                verdict = "[green]legal[/green]" + (" " + ", ".join(extra) if extra else "")
-            else:
-                verdict = f"[red]illegal[/red] {safe(a['violation'])} ({safe(a['rule'])}): {safe(a['message'])}"
-            t.add_row(safe(a["seq"]), safe(a["player"]), _describe_action(a, ra if isinstance(ra, dict) else {}), verdict)
-        out.print(t)
+        lines.append(_actions_table(out, v["actions"], raw.get("actions", [])))
     end = v["end"]
     if end is None:
-        out.print("  end: [yellow]the hand has not ended[/yellow]")
+        lines.append("  end: [yellow]the hand has not ended[/yellow]")
     else:
         who = end.get("player") or ", ".join(str(p) for p in end.get("players", []))
         outcome = f" ({safe(end['outcome'])})" if end.get("outcome") else ""
-        out.print(f"  end: [bold]{safe(end['type'])}[/bold] {safe(who)}{outcome}")
+        lines.append(f"  end: [bold]{safe(end['type'])}[/bold] {safe(who)}{outcome}")
     for p, h in v["final_hands"].items():
-        out.print(f"    {safe(p)}: {cards(h)}  total {v['hand_totals'][p]}")
+        lines.append(f"    {safe(p)}: {cards(h)}  total {v['hand_totals'][p]}")
     for s in v["final_table"]:
-        out.print(f"    {safe(s['id'])} ({safe(s['owner'])}, {safe(s['kind'])}): {cards(s['cards'])}")
+        lines.append(f"    {safe(s['id'])} ({safe(s['owner'])}, {safe(s['kind'])}): {cards(s['cards'])}")
     if v["ledger"]:
-        out.print("  ledger:")
+        lines.append("  ledger:")
         for line in ledger_lines(v["ledger"], _stake(raw)):
-            out.print(f"    {line}")
+            lines.append(f"    {line}")
     else:
-        out.print("  ledger: [dim]no payments[/dim]")
-    out.print("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")
+        lines.append("  ledger: [dim]no payments[/dim]")
+    lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")
     if diffs is not None:
         if diffs:
             for d in diffs:
-                out.print(f"  [red]differs[/red] {safe(d)}")
+                lines.append(f"  [red]differs[/red] {safe(d)}")
         else:
-            out.print("  [green]matches expected[/green]")
+            lines.append("  [green]matches expected[/green]")
+    flush()
 
 
 class _Progress:

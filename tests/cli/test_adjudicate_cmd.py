@@ -64,3 +64,33 @@ def test_missing_file():
     result = runner.invoke(app, ["adjudicate", "no/such/file.json"])
     assert result.exit_code == 2
     assert "no such file" in result.stderr
+
+
+def test_the_plain_actions_table_is_what_rich_prints_for_the_same_rows():
+    """Off a terminal the actions table is made as plain lines (a large file prints one per
+    case); they must be the lines Rich's table gives, hostile and wide text included."""
+    import io
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from tonk.cli.adjudicate import _actions_table
+    from tonk.cli.render import UNWRAPPED
+
+    actions = [
+        {"seq": 1, "player": "ann", "action": "draw_stock", "legal": True, "drawn": "10H"},
+        {"seq": 2, "player": "[bold red]x[/]", "action": "discard", "legal": False, "violation": "NOT_IN_HAND", "rule": "A7.4", "message": "[/] \x1b[31mfake\r"},
+        {"seq": 10, "player": "b\u00f6b\u4e2d", "action": "spread", "legal": True, "spread_id": "S1"},
+        {"seq": 11, "player": "cy", "action": "hit", "legal": True, "effect": "stock_empty"},
+    ]
+    raw = [{}, {"card": "KS"}, {"cards": ["2C", "3C", "4C"]}, {"card": "5C", "target": "S1"}]
+
+    def printed(rich_table: bool) -> str:
+        buf = io.StringIO()
+        out = Console(file=buf, width=UNWRAPPED, soft_wrap=True, highlight=False, force_terminal=False)
+        out.print(_actions_table(SimpleNamespace(is_terminal=rich_table), actions, raw))
+        return buf.getvalue()
+
+    plain = printed(rich_table=False)
+    assert plain == printed(rich_table=True)
+    assert "[bold red]x[/]" in plain and "\\x1b[31mfake\\x0d" in plain and "\x1b" not in plain and "\r" not in plain
