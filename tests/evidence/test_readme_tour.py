@@ -13,7 +13,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_tours_receipt_catches_a_truncated_game(tmp_path):
-    step = re.search(r"\n# 5\. .*?\n(.*?)```", README.read_text(encoding="utf-8"), re.S).group(1)
+    step = re.search(r"\n# 5\. .*?\n(.*?)(?:\n# \d+\. |```)", README.read_text(encoding="utf-8"), re.S).group(1)
     lines = step.splitlines()
     checks = [i for i, line in enumerate(lines) if line.startswith("tonk --db cut.db verify")]
     assert len(checks) == 3
