@@ -48,7 +48,7 @@ class WrongKey(EvidenceError):
 
 
 class BadSignature(EvidenceError):
-    """A signature by the trusted key does not verify: the text was changed after signing."""
+    """A signature by the trusted key does not verify: the text or the signature was changed after signing."""
 
 
 def ed25519() -> Any:
@@ -253,7 +253,7 @@ def open_note(note: Note, trusted: Sequence[VerifierKey], what: str) -> Verifier
         if key is None:
             continue
         if not key.verify(sig.signature, note.text.encode("utf-8")):
-            raise BadSignature(f"{what}: the signature by {key.describe()} does not verify: the text was changed after it was signed")
+            raise BadSignature(f"{what}: the signature by {key.describe()} does not verify: the text or the signature was changed after signing")
         good = good or key
     if good is None:
         signers = ", ".join(f"{s.name} (key id {s.id:08x})" for s in note.signatures)

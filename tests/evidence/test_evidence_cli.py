@@ -125,6 +125,9 @@ def test_a_truncated_game_is_caught_by_its_receipts_and_the_checkpoint(store):
     last = ends[-1]
     assert f"(receipt: seq {last}, hash " in r.stdout
     assert r.stderr == ""
+    total = len(list((store / "receipts").glob("*.receipt")))
+    assert "ok:" not in r.stdout  # some receipts failed: no line may say the store holds them all
+    assert re.search(rf"^\d+ of {total} receipts are held as signed; the others are named above$", r.stdout, re.M)
     c = tonk(store, "verify", "--checkpoint", "cp.txt", "--key", vkey)
     assert c.returncode == 1 and f"checkpoint cp.txt: game {gid} seq {ends[0] + 1}: missing" in c.stdout
     # and a new checkpoint refuses to sign over the hole
@@ -171,6 +174,12 @@ def test_wrong_key_bad_signature_and_malformed_evidence_exit_2(store, tmp_path):
     edited = store / "edited.receipt"
     edited.write_text(text.replace(f"\nseq {seq}\n", f"\nseq {int(seq) - 1}\n"))
     clean_failure(tonk(store, "verify", "--receipt", str(edited), "--key", vkey), 2, "does not verify")
+    # one character of the signature changed: the message does not blame the text alone
+    sig_line = text.rstrip("\n").rsplit("\n", 1)[1]
+    flipped = sig_line[:-3] + ("A" if sig_line[-3] != "A" else "B") + sig_line[-2:]
+    resigned = store / "resigned.receipt"
+    resigned.write_text(text.replace(sig_line, flipped))
+    clean_failure(tonk(store, "verify", "--receipt", str(resigned), "--key", vkey), 2, "the text or the signature was changed")
     broken = store / "broken.receipt"
     broken.write_text(text.replace(f"\nseq {seq}\n", "\nseq twelve\n"))
     clean_failure(tonk(store, "verify", "--receipt", str(broken), "--key", vkey), 2, "line 3")
