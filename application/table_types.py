@@ -94,6 +94,13 @@ class StaleVersion(TableError):
     kind = "conflict"
 
 
+class CommandIdReused(TableError):
+    """A command id already applied to another command (another seat's, or another action):
+    a retry must repeat the command it retries."""
+
+    kind = "conflict"
+
+
 class TableOver(TableError):
     kind = "gone"
 

@@ -40,10 +40,11 @@ from typing import Any, Callable, Iterator
 import msgspec
 
 from ..core.bots import make_bot
-from ..core.commands import DealHand
+from ..core.audit import command_of_event
+from ..core.commands import DealHand, LaySpread
 from ..core.commitment import new_salt, secure_shuffle
 from ..core.errors import IllegalAction, SetupError
-from ..core.events import CardDrawn, EmptyStockCalled, Event, GameEnded, HandEnded, Knocked
+from ..core.events import TIMED_EVENTS, Event, GameEnded, HandEnded
 from ..core.game import Game, parse_command
 from ..core.legal import legal_actions
 from ..core.names import check_name
@@ -57,6 +58,7 @@ from .table_types import (
     HOST,
     SPECTATOR,
     BadToken,
+    CommandIdReused,
     CommandResult,
     CreatedTable,
     Forbidden,
@@ -226,6 +228,20 @@ class Tables:
     def table_ids(self) -> list[str]:
         return self.seats.game_ids()
 
+    def resume_timers(self) -> int:
+        """Load every served table that has a turn timer and a game in play, so that its timer
+        runs again after a restart (the timer walks the loaded tables); returns how many."""
+        loaded = 0
+        for table_id in self.table_ids():
+            settings = self.seats.settings(table_id) or {}
+            if not settings.get("turn_timer"):
+                continue
+            if self.table(table_id).game.state.game_over:
+                self._cache.pop(table_id, None)
+                continue
+            loaded += 1
+        return loaded
+
     def seat_of(self, table_id: str, token: str | None) -> str:
         """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise."""
         self.table(table_id)
@@ -286,19 +302,19 @@ class Tables:
             raise Forbidden("the host token cannot play a seat")
         if not command_id or len(command_id) > 100:
             raise TableError("command_id must be 1 to 100 characters")
-        done = table.command_seqs.get(command_id)
-        if done is not None:
-            return self._result(table, seat, command_id, done)
-        if table.game.state.game_over:
-            raise TableOver("the game at this table has ended")
-        if version != table.version:
-            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version)
         try:
             command = parse_command(action, seat, fields)
         except (KeyError, TypeError) as exc:
             raise TableError(f"action {action!r} needs the field {exc}") from None
         except ValueError as exc:  # a card that is not a card
             raise TableError(str(exc)) from None
+        done = table.command_seqs.get(command_id)
+        if done is not None:
+            return self._retried(table, seat, command_id, command, done)
+        if table.game.state.game_over:
+            raise TableOver("the game at this table has ended")
+        if version != table.version:
+            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version)
         events = decide(table.game.state, command, table.game.ruleset)
         first = table.version + 1
         try:
@@ -310,7 +326,7 @@ class Tables:
             table = self.table(table_id)
             done = table.command_seqs.get(command_id)
             if done is not None:  # this very command, applied by another node (a retry raced)
-                return self._result(table, seat, command_id, done)
+                return self._retried(table, seat, command_id, command, done)
             raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version) from None
         return self._result(table, seat, command_id, (first, table.version))
 
@@ -367,6 +383,16 @@ class Tables:
         return played
 
     # --- inside ------------------------------------------------------------------------
+    def _retried(self, table: Table, seat: str, command_id: str, command: Any, seqs: tuple[int, int]) -> CommandResult:
+        """The first answer to a command id already applied, when the request repeats that
+        command (the same seat and action); else :class:`CommandIdReused`."""
+        first = table.game.events[seqs[0] - 1]
+        recorded = command_of_event(first)
+        same = getattr(first, "player", None) == seat and (recorded is None or _same_command(recorded, command))
+        if not same:
+            raise CommandIdReused(f"command id {command_id!r} was already used for another command at seq {seqs[0]}: choose a new id")
+        return self._result(table, seat, command_id, seqs)
+
     def _result(self, table: Table, seat: str, command_id: str, seqs: tuple[int, int]) -> CommandResult:
         first, last = seqs
         return CommandResult(
@@ -413,14 +439,14 @@ class Tables:
         self._stage(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset))
 
     def _play_turn_for(self, table: Table, seat: str) -> None:
-        """The greedy bot plays ``seat``'s whole turn (its timer ran out); the turn's first event says so."""
+        """The greedy bot plays the rest of ``seat``'s turn (its timer ran out); the first event it plays says so."""
         greedy = make_bot("greedy", points=table.game.ruleset.points)
         state = table.game.state
         marked = False
         while state.in_hand and state.to_act == seat:
             cmd = greedy.choose(player_view(state, seat), legal_actions(state, table.game.ruleset), table.rng)
             events = decide(state, cmd, table.game.ruleset)
-            if not marked and type(events[0]) in (CardDrawn, Knocked, EmptyStockCalled):
+            if not marked and type(events[0]) in TIMED_EVENTS:
                 events[0] = msgspec.structs.replace(events[0], timed_out=True)
                 marked = True
             self._stage(table, events)
@@ -446,6 +472,15 @@ class Tables:
                 return
             self._deal(table)
             table.turn_started = self.clock()
+
+
+def _same_command(recorded: Any, asked: Any) -> bool:
+    """Whether a request asks for the command recorded (a spread's cards in any order)."""
+    if type(recorded) is not type(asked):
+        return False
+    if isinstance(recorded, LaySpread):
+        return recorded.player == asked.player and sorted(recorded.cards) == sorted(asked.cards)
+    return bool(recorded == asked)
 
 
 def _check_settings(s: TableSettings) -> None:

@@ -41,6 +41,7 @@ from .events import (
     HandEnded,
     Knocked,
     SpreadLaid,
+    TIMED_EVENTS,
     event_type,
 )
 from .ruleset import Ruleset, RulesetLoader
@@ -123,7 +124,7 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
     return None
 
 
-_TURN_OPENERS = frozenset((CardDrawn, Knocked, EmptyStockCalled))
+_TIMED = frozenset(TIMED_EVENTS)
 
 
 def scheme_of(dealt: HandDealt) -> str:
@@ -174,7 +175,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
         e = events_list[i]
         seq = i + 2
         t = type(e)
-        if t in _TURN_OPENERS and e.timed_out is not msgspec.UNSET:
+        if t in _TIMED and e.timed_out is not msgspec.UNSET:
             # a turn the server's bot played when the seat's timer ran out: the same action
             # the rules produce, marked as such (the mark is no rule's business)
             e = events_list[i] = msgspec.structs.replace(e, timed_out=msgspec.UNSET)

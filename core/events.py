@@ -122,26 +122,38 @@ class EmptyStockCalled(_Event, tag="empty_stock_called"):
 
 
 class SpreadLaid(_Event, tag="spread_laid"):
+    """``timed_out`` as for ``knocked`` (the timer ran out after the seat had drawn)."""
+
     player: str
     spread_id: str
     kind: str
     cards: tuple[str, ...]
     jokers_as: dict[str, str] = {}
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class CardHit(_Event, tag="card_hit"):
-    """``cards`` is the target spread after the hit, in order."""
+    """``cards`` is the target spread after the hit, in order; ``timed_out`` as for ``spread_laid``."""
 
     player: str
     spread_id: str
     card: str
     cards: tuple[str, ...]
     jokers_as: dict[str, str] = {}
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 class CardDiscarded(_Event, tag="card_discarded"):
+    """``timed_out`` as for ``spread_laid``."""
+
     player: str
     card: str
+    timed_out: bool | msgspec.UnsetType = msgspec.UNSET
+
+
+#: the events a seat's own action can begin with: each may carry ``timed_out`` (the server's
+#: bot played the rest of the seat's turn when its timer ran out)
+TIMED_EVENTS = (Knocked, CardDrawn, EmptyStockCalled, SpreadLaid, CardHit, CardDiscarded)
 
 
 class HandEnded(_Event, tag="hand_ended"):

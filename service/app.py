@@ -215,6 +215,7 @@ def create_app(config: ServiceConfig) -> Litestar:
 
         store = open_store(config.db, durable=config.durable)
         app.state.tables = Tables(store)
+        app.state.tables.resume_timers()
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
         stopping = asyncio.Event()
         follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))

@@ -55,9 +55,10 @@ def last_event_id(headers, version: int) -> int | None:
     last_id = headers.get("last-event-id")
     if last_id is None:
         return None
-    if not last_id.strip().isdigit():
+    text = last_id.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
         raise TableError(f"Last-Event-ID must be an event seq (a whole number), not {last_id[:40]!r}")
-    after = int(last_id)
+    after = int(text)
     if after > version:
         raise TableError(f"Last-Event-ID {after} is beyond the table's version {version}")
     return after

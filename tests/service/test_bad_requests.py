@@ -136,6 +136,33 @@ def test_a_retried_command_id_is_answered_as_the_first_time_and_applied_once(ser
     assert first.json()["events"][0]["seq"] == v["version"] + 1
 
 
+def test_a_command_id_reused_by_another_seat_or_for_another_action_is_409_and_applies_nothing(server, client: Client, table: dict):
+    tid = table["table"]
+    seat, v = mover(client, table)
+    body = command_body(v["legal"][0], v["version"])
+    assert client.act(tid, table["tokens"][seat], body).status_code == 200
+    after = stored_version(server, tid)
+    other = next(s for s in table["tokens"] if s != seat)
+    r = client.act(tid, table["tokens"][other], {"action": "knock", "version": after, "command_id": body["command_id"]})
+    error_of(r, 409, "conflict", "already used for another command")
+    another = "knock" if body["action"] != "knock" else "draw_stock"
+    r = client.act(tid, table["tokens"][seat], {"action": another, "version": after, "command_id": body["command_id"]})
+    error_of(r, 409, "conflict", "already used for another command")
+    assert stored_version(server, tid) == after
+    # the real retry is still answered as the first time
+    assert client.act(tid, table["tokens"][seat], body).status_code == 200
+
+
+@pytest.mark.parametrize("last_id", [b"\xb2", b"1" * 5000, b"-1", b"1.0", b"\xef\xbc\x91"])
+def test_a_malformed_last_event_id_is_400_never_500(server, client: Client, table: dict, last_id: bytes):
+    from .sse import SSE
+
+    tid = table["table"]
+    for url, headers in ((f"{server.url}/tables/{tid}/events", auth(table["tokens"]["ann"])), (f"{server.url}/tables/{tid}/spectate", {})):
+        s = SSE(url, {**headers, "Last-Event-ID": last_id})
+        assert s.status == 400 and b"Last-Event-ID" in s.body, (s.status, s.body[:200])
+
+
 def test_illegal_and_out_of_turn_actions_are_422_with_code_rule_and_sentence(server, client: Client, table: dict):
     tid = table["table"]
     seat, v = mover(client, table)

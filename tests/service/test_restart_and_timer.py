@@ -74,3 +74,53 @@ def test_a_seat_that_does_not_act_in_time_is_played_by_the_greedy_bot(server, cl
     # the marked turn audits clean (the CLI audits a game in play as recorded so far)
     audit = run_cli("--db", str(server.db), "audit", gid, "--json")
     assert audit.returncode == 0, audit.stdout
+
+
+def test_a_timer_that_runs_out_after_the_seat_drew_marks_the_bots_first_event(server, client: Client):
+    """The seat drew itself, then let its time run out: the greedy bot's discard (or spread,
+    or hit) is the event marked ``timed_out``; the draw, the seat's own, is not."""
+    for _ in range(20):
+        created = client.create(seats=["ann", "bob"], turn_timer=2, hand_limit=1)
+        start = views(client, created)
+        seat = next((s for s, v in start.items() if v["legal"]), None)
+        if seat is not None:
+            break
+    assert seat is not None, "20 tables in a row ended at the deal"
+    gid, token = created["table"], created["tokens"][seat]
+    draw = next(a for a in start[seat]["legal"] if a["action"] == "draw_stock")
+    assert client.act(gid, token, command_body(draw, start[seat]["version"])).status_code == 200
+    drawn_at = client.view(gid, token).json()["version"]
+    deadline = time.monotonic() + 15
+    while client.view(gid, token).json()["version"] == drawn_at:
+        assert time.monotonic() < deadline, "the turn timer did not play the rest of the turn"
+        time.sleep(0.2)
+    with EventStore.open(server.db) as store:
+        events = store.read(gid)
+    mine = events[drawn_at - 1]
+    assert type(mine).__name__ == "CardDrawn" and mine.player == seat and mine.timed_out is not True
+    bots = events[drawn_at]
+    assert bots.player == seat and bots.timed_out is True, bots
+    audit = run_cli("--db", str(server.db), "audit", gid, "--json")
+    assert audit.returncode == 0, audit.stdout
+
+
+def test_turn_timers_run_again_after_a_restart_without_any_request(start_server):
+    first = start_server()
+    client = Client(first.url)
+    for _ in range(20):
+        created = client.create(seats=["ann", "bob"], turn_timer=3, hand_limit=1)
+        start = views(client, created)
+        if any(v["legal"] for v in start.values()):
+            break
+    first.proc.kill()
+    first.proc.wait()
+    with EventStore.open(first.db) as store:
+        version = store.version(created["table"])
+    start_server(db=first.db)  # no request is sent to it
+    deadline = time.monotonic() + 15
+    while True:
+        with EventStore.open(first.db) as store:
+            if store.version(created["table"]) > version:
+                break
+        assert time.monotonic() < deadline, "no turn was played by the timer after the restart"
+        time.sleep(0.2)
