@@ -135,6 +135,7 @@ class Tables:
         first human turn.  The seat tokens are returned here and nowhere else."""
         _check_settings(settings)
         ruleset = self._load_ruleset(list(settings.variants), dict(settings.options))
+        ruleset.check_seats(len(settings.seats))  # the seat range is the ruleset's (core.ruleset)
         seed = secrets.randbits(63)  # only the cut for the first dealer uses it
         game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()))
         tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots}
@@ -484,8 +485,6 @@ def _same_command(recorded: Any, asked: Any) -> bool:
 
 
 def _check_settings(s: TableSettings) -> None:
-    if not 2 <= len(s.seats) <= 12:
-        raise SetupError("a table needs 2 to 12 seats")
     for seat in s.seats:
         check_name(seat, "seat name")  # the one rule for names (core/names.py)
         if seat.startswith("@") or seat == AUDITOR:  # the service's own: @ marks host and spectator

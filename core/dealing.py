@@ -7,7 +7,6 @@ commitment, so a replay never shuffles.
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 from .errors import SetupError
@@ -18,11 +17,6 @@ def shuffled(deck: tuple[str, ...] | list[str], seed: int | str) -> list[str]:
     cards = list(deck)
     random.Random(seed).shuffle(cards)
     return cards
-
-
-def commitment(deck: tuple[str, ...] | list[str]) -> str:
-    """sha256 of the deck order (cards joined by single spaces, top first), in hex."""
-    return hashlib.sha256(" ".join(deck).encode()).hexdigest()
 
 
 def deal(

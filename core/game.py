@@ -23,7 +23,8 @@ from typing import Any, Iterable, Sequence
 
 from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
-from .dealing import commitment, cut_for_dealer
+from .commitment import plain_commitment
+from .dealing import cut_for_dealer
 from .turn import decide
 from .errors import SetupError
 from .names import check_name
@@ -112,7 +113,7 @@ class Game:
             dealer=dealer,
             first_player=to_act,
             deck=(),
-            commitment=commitment(()),
+            commitment=plain_commitment(()),
             hands={p: tuple(hands.get(p, ())) for p in game.players},
             discard=tuple(discard),
             stock=tuple(stock),

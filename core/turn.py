@@ -11,8 +11,8 @@ mutates the state.
 from __future__ import annotations
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .commitment import commit, is_salt
-from .dealing import commitment, deal, shuffled
+from .commitment import commit, is_salt, plain_commitment
+from .dealing import deal, shuffled
 from .errors import IllegalAction, SetupError
 from .events import (
     CardDiscarded,
@@ -438,7 +438,7 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         dealer=dealer,
         first_player=state.left_of(dealer),
         deck=deck,
-        commitment=commitment(deck),
+        commitment=plain_commitment(deck),
         hands=hands,
         discard=disc,
         stock=stock,

@@ -15,11 +15,13 @@ version).  List and dict columns hold JSON text.
 from __future__ import annotations
 
 import sqlite3
+from collections import defaultdict
 from typing import Any, Iterable
 
 import msgspec
 
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded
+from ..core.settlement import add_ledger
 from .codec import first_event
 
 COLUMNS = ("game_id", "started_at", "ended_at", "players", "variants", "options", "hands", "net", "status", "events")
@@ -69,10 +71,7 @@ class GameSummary:
 
     def _apply(self, event: Event, t: type, recorded_at: str) -> None:
         if t is HandEnded:
-            net = self.net
-            for pay in event.ledger:
-                net[pay.from_] = net.get(pay.from_, 0) - pay.amount
-                net[pay.to] = net.get(pay.to, 0) + pay.amount
+            self.net = dict(add_ledger(defaultdict(int, self.net), event.ledger))
         elif t is HandDealt:
             self.hands += 1
         elif t is GameStarted:

@@ -88,7 +88,8 @@ def test_bad_bodies_are_400_naming_the_problem(server, client: Client, table: di
 
 def test_bad_table_settings_are_400_naming_the_setting(client: Client):
     cases = [
-        ({"seats": ["a"]}, "2 to 12 seats"),
+        ({"seats": ["a"]}, "this ruleset seats 2 to 3 players, not 1"),
+        ({"seats": ["a", "b", "c", "d"]}, "this ruleset seats 2 to 3 players, not 4"),
         ({"seats": ["a", "b"], "bots": {"a": "greedy", "b": "random"}}, "played by a person"),
         ({"seats": ["a", "b"], "bots": {"c": "greedy"}}, "'c' is not one of the seats"),
         ({"seats": ["a", "b"], "bots": {"b": "psychic"}}, "'psychic'"),
