@@ -34,6 +34,7 @@ import random
 import secrets
 import time
 import uuid
+from collections import OrderedDict
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -117,6 +118,10 @@ class Table:
         return [p for p in self.game.players if p not in self.bots]
 
 
+#: how many folded tables a server keeps in memory (tables with a running turn timer are kept beyond it)
+CACHE_LIMIT = 1000
+
+
 class Tables:
     """Every served table of one store."""
 
@@ -124,7 +129,8 @@ class Tables:
         self.store = store
         self.seats = SeatStore(store)
         self.clock = clock
-        self._cache: dict[str, Table] = {}
+        self._cache: OrderedDict[str, Table] = OrderedDict()  # least recently used first
+        self.cache_limit = CACHE_LIMIT
         self._listeners: dict[str, set[Listener]] = {}  # per table id: outlives a cached Table
         self._load_ruleset = ruleset_loader()  # each (variants, options) built once
         self.position = store.last_position()  # the global order, read up to here by catch_up
@@ -146,7 +152,7 @@ class Tables:
         with self._batch(table, ""):
             self._stage(table, list(game.events))
             self._advance(table)
-        self._cache[table.id] = table
+        self._keep(table)
         return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token)
 
     # --- finding and loading -----------------------------------------------------------
@@ -154,6 +160,7 @@ class Tables:
         """The table, from the cache or rebuilt from the store (the fold of its events)."""
         table = self._cache.get(table_id)
         if table is not None:
+            self._cache.move_to_end(table_id)
             return table
         for _ in range(20):  # another node may be playing the same bots' turns: fold again
             try:
@@ -223,8 +230,40 @@ class Tables:
         table.listeners = self._listeners.setdefault(table_id, set())
         with self._batch(table, ""):
             self._advance(table)  # a store written by an older server, or a crash between batches
-        self._cache[table_id] = table
+        self._keep(table)
         return table
+
+    def _keep(self, table: Table) -> None:
+        """Cache ``table``; past :attr:`cache_limit` tables, drop the least recently used that
+        no timer needs (a table in play with a turn timer stays: the timer walks the cache).
+        A dropped table is folded from the store again when asked; its listeners stay."""
+        self._cache[table.id] = table
+        self._cache.move_to_end(table.id)
+        excess = len(self._cache) - self.cache_limit
+        if excess <= 0:
+            return
+        for table_id, cached in list(self._cache.items()):
+            if excess <= 0:
+                break
+            if cached is table or (cached.settings.turn_timer and not cached.game.state.game_over):
+                continue
+            del self._cache[table_id]
+            excess -= 1
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every served table (``GET /tables``), from the store's games projection and the
+        tables' settings, two queries: no table is folded to be listed."""
+        rows = {r["game_id"]: r for r in self.store.games()}
+        out = []
+        for table_id, settings, closed in self.seats.listing():
+            row = rows.get(table_id)
+            if row is None:
+                continue  # registered, its first append not made (a failed create)
+            status = "ended" if row["status"] == "ended" else "closing" if closed else "playing"
+            out.append(
+                {"table": table_id, "players": row["players"], "bots": dict(settings.get("bots") or {}), "status": status, "version": row["events"], "hand_no": row["hands"]}
+            )
+        return out
 
     def table_ids(self) -> list[str]:
         return self.seats.game_ids()

@@ -87,12 +87,7 @@ async def create_table(data: TableSettings, request: Request) -> CreatedTable:
 
 @get("/tables", summary="The served tables")
 async def list_tables(request: Request) -> dict[str, Any]:
-    tables = _tables(request)
-    out = []
-    for tid in tables.table_ids():
-        t = tables.table(tid)
-        out.append({"table": tid, "players": list(t.game.players), "bots": dict(t.settings.bots), "status": t.status, "version": t.version, "hand_no": t.game.state.hand_no})
-    return {"tables": out}
+    return {"tables": _tables(request).listing()}
 
 
 @get("/tables/{table_id:str}/view", summary="The seat's view")

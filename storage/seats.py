@@ -149,6 +149,12 @@ class SeatStore:
     def mark_closed(self, game_id: str) -> None:
         self._db.write([("UPDATE served_tables SET closed = 1 WHERE game_id = ?", (game_id,))])
 
+    def listing(self) -> list[tuple[str, dict[str, Any], bool]]:
+        """``(game_id, settings, closed)`` of every table, in the order they were created."""
+        order = "n" if isinstance(self._db, _PostgresSeats) else "rowid"
+        rows = self._db.rows(f"SELECT game_id, settings, closed FROM served_tables ORDER BY {order}")
+        return [(gid, json.loads(settings), bool(closed)) for gid, settings, closed in rows]
+
     def game_ids(self) -> list[str]:
         order = "n" if isinstance(self._db, _PostgresSeats) else "rowid"
         return [r[0] for r in self._db.rows(f"SELECT game_id FROM served_tables ORDER BY {order}")]
