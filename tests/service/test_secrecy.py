@@ -42,6 +42,28 @@ def secrets_at(events: list, version: int, seat: str) -> tuple[set[str], set[str
     return hidden - public, words
 
 
+def ended_decks(events: list, version: int) -> set[str]:
+    """The deck orders of the hands that had ended by ``version`` (open to every seat)."""
+    decks, dealt = set(), None
+    for e in events[:version]:
+        if type(e) is HandDealt:
+            dealt = " ".join(e.deck)
+        elif type(e) is HandEnded and dealt is not None:
+            decks.add(dealt)
+            dealt = None
+    return decks
+
+
+def check_revealed(data: dict, events: list, version: int, seat: str, where: str) -> int:
+    """A ``deal`` (with a hand_ended) or a ``last_hand`` shows a whole hand: it must be one
+    that had ended by then."""
+    deals = [data.get("deal"), (data.get("last_hand") or {}).get("deal")]
+    for deal in (d for d in deals if d):
+        shown = " ".join(deal["deck"])
+        assert shown in ended_decks(events, version), f"{where}: {seat} was shown the deal of a hand in play at version {version}"
+    return sum(1 for d in deals if d)
+
+
 def check(text: str, data, events: list, version: int, seat: str, where: str) -> None:
     hidden, words = secrets_at(events, version, seat)
     leaked = visible_cards(data) & hidden
@@ -91,18 +113,19 @@ def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, c
                 version = m["data"]["version"] if m["event"] == "snapshot" else m["data"]["seq"]
                 seen.append((gid, seat, version, json.dumps(m["data"])))
             s.close()
-    checked = 0
+    checked = revealed = 0
     for gid, seat, version, text in seen:
         data = json.loads(text)
         if isinstance(data, dict):
             # an ended hand is open to all (its deal in full with a hand_ended, and the last
             # ended hand in a view): only what is left is checked
+            revealed += check_revealed(data, logs[gid], version, seat, f"table {gid}")
             data = {k: v for k, v in data.items() if k not in ("deal", "last_hand")}
             text = json.dumps(data)
         check(text, data, logs[gid], version, seat, f"table {gid}")
         checked += 1
     hands = sum(type(e) is HandEnded for log in logs.values() for e in log)
-    assert hands == 18 and checked > 300
+    assert hands == 18 and checked > 300 and revealed > 18
 
 
 def test_tokens_are_never_logged_nor_stored(server, client: Client):
