@@ -238,6 +238,7 @@ def _check_mark(source: str, game: _Game, marks: dict[str, GameMark] | None) -> 
 
 
 def _check_header(source: str, raw: bytes) -> Header:
+    _within_limits(source, 1, raw)
     try:
         header = _header_decoder.decode(raw)
     except msgspec.DecodeError as exc:

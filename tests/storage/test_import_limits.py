@@ -77,3 +77,11 @@ def test_a_player_name_outside_the_rule_is_refused(tmp_path, clean_failure, name
     clean_failure(result, 2, f"{path}:2")
     assert "player name" in result.stderr and why in result.stderr
     assert "\x1b" not in result.stderr and "\r" not in result.stderr
+
+
+def test_a_deeply_nested_header_is_refused_at_line_1(tmp_path, clean_failure):
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"format": "tonk-events", "format_version": 1, "x": ' + b"[" * 1000 + b"]" * 1000 + b"}\n")
+    result = runner.invoke(app, ["--db", str(tmp_path / "t.db"), "import", str(path)])
+    clean_failure(result, 2, f"{path}:1")
+    assert "nesting deeper than 64 levels" in result.stderr
