@@ -35,12 +35,20 @@ class QuitRequest(Exception):
     pass
 
 
+RESUMED_REASON = "played (resumed: a secret seed lives only in the session that started the game, so it is not revealed)"
+"""``game_ended.reason`` of a game finished by ``play --resume`` (docs/decisions.md)."""
+
+
 def addressed_to(message: str, human: str) -> str:
     """An engine message put to the human at the table: for a seat named "you",
     "you's hand" reads "your hand" and "not you's" reads "not yours"."""
     if human.lower() != "you":
         return message
     return message.replace(f"not {human}'s", "not yours").replace(f"{human}'s", "your")
+
+
+_ALONE = {"d", "draw", "stock", "p", "pick", "take", "k", "knock"}
+"""Commands that take nothing after them."""
 
 
 def parse_input(text: str, player: str, legal: list) -> Any:
@@ -57,9 +65,9 @@ def parse_input(text: str, player: str, legal: list) -> Any:
     if not words:
         raise Failure("type a number from the menu or a command (? for help)")
     head, args = words[0].lower(), words[1:]
+    if args and (head.isdigit() or head in _ALONE):
+        raise Failure(f"type one action at a time: {text.strip()!r} is {len(words)} words ({words[0]!r} alone is one action)")
     if head.isdigit():
-        if args:
-            raise Failure(f"type one action at a time: {text.strip()!r} is {len(words)} words (a menu number alone, or a command)")
         n = int(head)
         if not 1 <= n <= len(legal):
             raise Failure(f"there is no action {n}: choose 1 to {len(legal)}")
@@ -157,7 +165,7 @@ class PlaySession:
         human: str,
         bots: dict[str, Any],
         *,
-        hands: int,
+        hands: int | None,
         read_line: Callable[[], Optional[str]],
         out,
         record: Callable[[list], None],
@@ -170,7 +178,8 @@ class PlaySession:
         self.game = game
         self.human = human
         self.bots = bots
-        self.hands = hands
+        self.hands = hands  # None: ask after each hand
+        self.played = 0  # hands finished in this session
         self.read_line = read_line
         self.out = out
         self.record = record
@@ -264,6 +273,27 @@ class PlaySession:
                 continue
             return
 
+    def another_hand(self) -> bool:
+        """Between hands of a session without a hand count: ``y`` deals the next hand, ``n``
+        ends the game, ``q`` (or the end of input) stops with the game left open."""
+        while True:
+            self.out.print(f"[bold]another hand?[/bold] y: deal hand {self.game.state.hand_no + 1}, n: end the game, q: stop here> ", end="")
+            self.out.file.flush()
+            line = self.read_line()
+            if line is None:
+                self.say()
+                raise EOFError
+            if self.echo:
+                self.out.print(line.rstrip("\n"), markup=False, highlight=False)
+            answer = line.strip().lower()
+            if answer in ("y", "yes"):
+                return True
+            if answer in ("n", "no"):
+                return False
+            if answer in ("q", "quit", "exit"):
+                raise QuitRequest
+            self.say("[yellow]not understood[/yellow]: type y, n or q")
+
     def bot_turn(self, name: str) -> None:
         from ..core.views import player_view
 
@@ -282,7 +312,7 @@ class PlaySession:
             self.record(list(game.events))
             self.show_events(list(game.events))
         try:
-            for _ in range(self.hands):
+            while True:
                 if not game.in_hand:  # a resumed hand in play is finished first, as one of the hands
                     events = game.deal()
                     self.record(events)
@@ -293,7 +323,10 @@ class PlaySession:
                         self.human_turn()
                     else:
                         self.bot_turn(game.to_act)
+                self.played += 1
                 self.say(self._net_line())
+                if self.played == self.hands or (self.hands is None and not self.another_hand()):
+                    break
         except EOFError:
             self.stopped("input ended")
             return "eof"
@@ -304,7 +337,7 @@ class PlaySession:
             self.say()
             self.stopped("interrupted")
             return "interrupted"
-        ended = game.end("played")
+        ended = game.end(RESUMED_REASON if self.resumed else "played")
         self.record([ended])
         self.say(f"\n[bold]game over[/bold] after {game.state.hand_no} hand(s). {self._net_line()}")
         self.say(f"recorded as game {safe(game.game_id)}")
@@ -325,7 +358,8 @@ class PlaySession:
         g = self.game
         where = f"hand {g.state.hand_no} stays unfinished" if g.in_hand else "no hand in play"
         self.say(f"{why}: {where}. {self._net_line()}")
-        self.say(f"recorded as far as it went: game {safe(g.game_id)} (tonk play --resume {safe(g.game_id[:8])} goes on with it)")
+        more = f" -n {self.hands - self.played}" if self.hands is not None else ""  # the hand count is not recorded
+        self.say(f"recorded as far as it went: game {safe(g.game_id)} (tonk play --resume {safe(g.game_id[:8])}{more} goes on with it)")
 
 
 def _isatty(stream) -> bool:
@@ -352,7 +386,14 @@ def play_cmd(
     option: list[str] = option_option(),
     variant_file: list[Path] = variant_file_option(),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", metavar="N", help="Seed for the cut, the shuffles and the bots: a replayable session, NOT secret (anyone who knows or guesses the seed knows every deck). Without it the deal is drawn from the OS's secure random source and its seed recorded only when the game ends."),
-    hands: int = typer.Option(1, "--hands", "-n", min=1, metavar="N", help="How many hands to play."),
+    hands: Optional[int] = typer.Option(
+        None,
+        "--hands",
+        "-n",
+        min=1,
+        metavar="N",
+        help="How many hands to play (default 1). With --resume: how many more, the hand in play counting (if not given, you are asked after each hand).",
+    ),
     max_turns: Optional[int] = typer.Option(
         None, "--max-turns", min=0, metavar="N", help="Safeguard: end a hand with no payments after this many turns (option max_turns_per_hand; default 200, 0 = none)."
     ),
@@ -369,9 +410,9 @@ def play_cmd(
 
     if resume is not None:
         with reported():
-            if variant or option or variant_file or stake is not None or max_turns is not None:
-                raise Failure("--resume plays on under the game's recorded rules: give no --variant, --option, --variant-file, --stake or --max-turns")
-        _resume(ctx, resume, seat, bot, seed, hands, receipts)
+            if variant or option or stake is not None or max_turns is not None:
+                raise Failure("--resume plays on under the game's recorded rules: give no --variant, --option, --stake or --max-turns")
+        _resume(ctx, resume, seat, bot, seed, hands, receipts, variant_file)
         return
     with reported():
         fixed: dict[str, Any] = {}
@@ -408,7 +449,7 @@ def play_cmd(
                 writer.game(game.game_id)
 
     session = PlaySession(
-        game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
+        game, seat, bots, hands=hands or 1, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
     )
     try:
         with reported():
@@ -421,8 +462,11 @@ def play_cmd(
         raise typer.Exit(130)
 
 
-def _resume(ctx: typer.Context, text: str, seat: str, bot_specs: list[str], seed: int | None, hands: int, receipts: Optional[Path] = None) -> None:
-    """``tonk play --resume GAME``: the recorded events folded back into a game, played on."""
+def _resume(
+    ctx: typer.Context, text: str, seat: str, bot_specs: list[str], seed: int | None, hands: int | None, receipts: Optional[Path], variant_files: list[Path]
+) -> None:
+    """``tonk play --resume GAME``: the recorded events folded back into a game, played on under
+    its pinned ruleset (a variant it names from a file needs that ``--variant-file``)."""
     from ..core.events import GameEnded, GameStarted
     from ..core.game import Game
     from ..variants import load_ruleset
@@ -441,7 +485,7 @@ def _resume(ctx: typer.Context, text: str, seat: str, bot_specs: list[str], seed
                 raise Failure(f"game {gid} has ended; there is nothing to resume (tonk replay {gid[:8]} shows it)")
             if seat not in first.players:
                 raise Failure(f"{seat!r} is not a seat of game {gid[:8]} (seats: {', '.join(first.players)}); give --seat NAME")
-            ruleset = load_ruleset(first.ruleset)
+            ruleset = load_ruleset(first.ruleset, registry=registry_with(variant_files))
             game = Game(ruleset, events, seed=seed)
             others = [p for p in first.players if p != seat]
             kinds = bot_specs or ["greedy"]
