@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import typer
 # when the command runs, not when the app starts
 from .app import app, fail, reported
 from .options import variant_file_option
+from .progress import progress
 from .render import card, cards, console, err_console, ledger_lines, one_line, safe
 
 
@@ -131,42 +133,8 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
     flush()
 
 
-class _Progress:
-    """``case N, P%`` on stderr, redrawn in place at most every half second; only when
-    stderr is a terminal and the file is long."""
-
-    LONG = 1_000_000  # characters
-
-    def __init__(self, size: int, source: str):
-        import sys
-
-        self.on = size >= self.LONG and sys.stderr.isatty()
-        self.size = max(size, 1)
-        self.source = source
-        self.last = 0.0
-        self.shown = False
-
-    def update(self, cases: int, pos: int) -> None:
-        import sys
-        import time
-
-        if not self.on:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.5:
-            return
-        self.last = now
-        sys.stderr.write(f"\r\x1b[K{cases} case(s) adjudicated, {100 * pos // self.size}% of {self.source!r} read")
-        sys.stderr.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        import sys
-
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-            self.shown = False
+LONG_FILE = 1_000_000
+"""Characters from which a file's progress is shown (on a terminal: cli/progress.py)."""
 
 
 class _JsonCases:
@@ -217,50 +185,51 @@ def adjudicate_cmd(
         stream = stream_records(file)
     load_ruleset = ruleset_loader(registry)  # one built ruleset per (variants, options) of the file
     wanted = set(case)
-    progress = _Progress(stream.size, str(file))
     json_doc = _JsonCases() if json_out else None
     n_cases = n_ok = n_skip = failures = errors = 0
     broken: str | None = None
     cases = iter(stream)
     index = -1
-    while True:
-        try:
-            item = next(cases, None)
-        except HandRecordError as exc:
-            broken = str(exc)
-            break
-        if item is None:
-            break
-        raw, pos = item
-        index += 1
-        if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
-            progress.update(n_cases, pos)
-            continue
-        v = adjudicate(raw, index, load_ruleset=load_ruleset)
-        n_cases += 1
-        diffs = None
-        if v["status"] == "ok":
-            n_ok += 1
-            if check:
-                diffs = compare(v, raw)
-                v["check"] = {"ok": not diffs, "differences": diffs}
-                failures += bool(diffs)
-        elif v["status"] == "skipped":
-            n_skip += 1
-        else:
-            errors += 1
-        progress.clear()
-        if json_doc is not None:
-            json_doc.add(v)
-            for d in diffs or []:
-                err_console().print(one_line(f"{v['id']}: {d}"), markup=False)
-        elif v["status"] == "error":
-            err_console().print(f"error: {one_line(v['message'])}", markup=False)
-        else:
-            _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
-        raw = item = v = None  # hold no more than the case in hand
-        progress.update(n_cases, pos)
-    progress.clear()
+    read = 0  # characters of the file read so far
+    # a terminal on stdout shows each verdict as it is made: the bar would only get in its way
+    shown = stream.size >= LONG_FILE and not sys.stdout.isatty()
+    with progress("adjudicating", stream.size, f"of {file.name}", enabled=shown, percent=True) as advance:
+        while True:
+            try:
+                item = next(cases, None)
+            except HandRecordError as exc:
+                broken = str(exc)
+                break
+            if item is None:
+                break
+            raw, pos = item
+            advance(pos - read)
+            read = pos
+            index += 1
+            if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
+                continue
+            v = adjudicate(raw, index, load_ruleset=load_ruleset)
+            n_cases += 1
+            diffs = None
+            if v["status"] == "ok":
+                n_ok += 1
+                if check:
+                    diffs = compare(v, raw)
+                    v["check"] = {"ok": not diffs, "differences": diffs}
+                    failures += bool(diffs)
+            elif v["status"] == "skipped":
+                n_skip += 1
+            else:
+                errors += 1
+            if json_doc is not None:
+                json_doc.add(v)
+                for d in diffs or []:
+                    err_console().print(one_line(f"{v['id']}: {d}"), markup=False)
+            elif v["status"] == "error":
+                err_console().print(f"error: {one_line(v['message'])}", markup=False)
+            else:
+                _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
+            raw = item = v = None  # hold no more than the case in hand
     if json_doc is not None:
         json_doc.close()
     if broken is not None:

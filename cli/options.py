@@ -31,8 +31,8 @@ def option_option(help: str = "A ruleset option KEY=VALUE (e.g. base_stake=2); r
     return typer.Option([], "--option", "-o", metavar="KEY=VALUE", help=help)
 
 
-def variant_file_option() -> Any:
-    return typer.Option([], "--variant-file", metavar="PATH", help="Load a one-off house rule from this Python file; repeatable.")
+def variant_file_option(help: str = "Load a one-off house rule from this Python file; repeatable.") -> Any:
+    return typer.Option([], "--variant-file", metavar="PATH", help=help)
 
 
 def registry_with(files: list[Path]):

@@ -27,19 +27,20 @@ def stderr_is_terminal() -> bool:
 
 
 @contextmanager
-def progress(label: str, total: int | None, unit: str = "", *, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """A progress bar for ``total`` steps; yields ``advance(n=1)``."""
+def progress(label: str, total: int | None, unit: str = "", *, enabled: bool = True, percent: bool = False) -> Iterator[Callable[[int], None]]:
+    """A progress bar for ``total`` steps; yields ``advance(n=1)``.  It shows ``done/total
+    unit``, or with ``percent`` ``P% unit`` (for steps no one counts, such as bytes)."""
     if not enabled or not stderr_is_terminal():
         yield _noop
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from .render import err_console, safe
 
     bar = Progress(
         TextColumn(f"[bold]{safe(label)}[/bold]"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TaskProgressColumn() if percent else MofNCompleteColumn(),
         TextColumn(safe(unit)),
         TimeElapsedColumn(),
         TextColumn("left"),

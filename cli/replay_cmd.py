@@ -11,12 +11,13 @@ with.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Optional
 
 import typer
 
 from .app import Failure, app, reported, settings
-from .options import db_option
+from .options import db_option, registry_with, variant_file_option
 
 
 def parse_hands(text: str) -> set[int] | tuple[int, None]:
@@ -74,6 +75,9 @@ def replay_cmd(
     summary: bool = typer.Option(False, "--summary", help="One line a hand: its ending, the totals and the ledger."),
     json_out: bool = typer.Option(False, "--json", help="Print the steps as JSON (docs/cli-json.md)."),
     html: Optional[str] = typer.Option(None, "--html", metavar="FILE", help="Write the replay viewer as one self-contained HTML file (with --as: only what that player saw)."),
+    variant_file: list[Path] = variant_file_option(
+        "Load a one-off house rule from this Python file, for the audit --html embeds (the replay itself consults no rule); repeatable."
+    ),
     db: Optional[str] = db_option(),
 ) -> None:
     """Replay a recorded game event by event, as one player saw it or as the omniscient auditor.
@@ -84,7 +88,7 @@ def replay_cmd(
 
     viewer = as_player if as_player is not None else AUDITOR
     if html is not None:
-        _write_html(ctx, game_id, as_player, html, json_out or summary or at is not None or hand is not None)
+        _write_html(ctx, game_id, as_player, html, json_out or summary or at is not None or hand is not None, variant_file)
         return
     with reported():
         store = open_existing_store(settings(ctx).db, read_only=True)
@@ -110,22 +114,24 @@ def replay_cmd(
             _print_people(viewer, events, at, hands)
 
 
-def _write_html(ctx: typer.Context, game_id: str, as_player: str | None, path: str, narrowed: bool) -> None:
-    from pathlib import Path
+def _write_html(ctx: typer.Context, game_id: str, as_player: str | None, path: str, narrowed: bool, variant_files: list[Path]) -> None:
+    from functools import partial
 
     from ..application.audit import audit_game
     from ..application.replay_document import replay_document
     from ..application.replay_html import replay_html
+    from ..variants import load_ruleset
     from .games_cmd import open_existing_store, resolve_game_id
 
     with reported():
         if narrowed:
             raise Failure("--html writes the whole game as a page: it cannot be combined with --json, --at, --hand or --summary")
+        loader = partial(load_ruleset, registry=registry_with(variant_files))
         store = open_existing_store(settings(ctx).db, read_only=True)
         try:
             gid = resolve_game_id(store, game_id)
             events = store.read(gid)
-            audit = audit_game(store, gid, {})
+            audit = audit_game(store, gid, {}, loader)
         finally:
             store.close()
         page = replay_html(replay_document(gid, events, as_player, audit))

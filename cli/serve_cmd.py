@@ -17,11 +17,11 @@ from .options import db_option
 @app.command("serve")
 def serve_cmd(
     ctx: typer.Context,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless told otherwise)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="TCP port."),
-    rate: float = typer.Option(50.0, "--rate", min=0, help="Requests per second per seat token (0: no limit)."),
-    keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, help="Seconds between keep-alive comments on a quiet stream."),
-    stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, help="Seconds a stream write may take before the client counts as not reading and is dropped."),
+    host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS", help="Address to bind (loopback unless told otherwise)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, metavar="PORT", help="TCP port."),
+    rate: float = typer.Option(50.0, "--rate", min=0, metavar="N", help="Requests per second per seat token (0: no limit)."),
+    keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, metavar="SECONDS", help="Seconds between keep-alive comments on a quiet stream."),
+    stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, metavar="SECONDS", help="Seconds a stream write may take before the client counts as not reading and is dropped."),
     durable: bool = typer.Option(True, "--durable/--no-durable", help="Commit each request with synchronous=FULL (survives a power cut) or NORMAL (survives a crash of tonk; faster)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
     db: Optional[str] = db_option(),

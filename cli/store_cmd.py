@@ -243,12 +243,15 @@ def first_rules_finding(events: list):
 @app.command("backup")
 def backup_cmd(
     ctx: typer.Context,
-    dest: Path = typer.Argument(..., metavar="DEST", help="The new file to write (an existing file is refused)."),
+    dest: Path = typer.Argument(..., metavar="DEST", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {backup, games} as JSON."),
+    db: Optional[str] = db_option(),
 ) -> None:
     """Copy the store to DEST, a new SQLite file: a consistent snapshot (SQLite's backup API:
     safe while the store is in use and has a WAL, unlike cp); from a PostgreSQL store, every
-    game, the evidence log and the served tables' records, the games checked byte for byte."""
+    game, the evidence log and the served tables' records, the games checked byte for byte.
+
+    DEST: the new file to write (an existing file is refused)."""
     from .games_cmd import open_existing_store
 
     with reported():

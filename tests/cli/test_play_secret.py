@@ -60,6 +60,8 @@ def test_the_human_does_not_always_play_first_without_a_seed(tonk):
     assert len(first) == 2
 
 
-def test_seed_help_says_a_seeded_game_is_not_secret(tonk):
-    out = tonk("play", "--help").stdout
-    assert "NOT secret" in re.sub(r"\s+", " ", out.replace("│", " "))
+@pytest.mark.parametrize("command", ["play", "simulate"])
+def test_seed_help_says_a_seeded_game_is_not_secret(tonk, command):
+    out = tonk(command, "--help").stdout
+    seed_help = re.sub(r"\s+", " ", out.replace("│", " ")).split("--seed", 1)[1].split(" --", 1)[0]
+    assert "NOT secret" in seed_help

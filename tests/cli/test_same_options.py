@@ -120,3 +120,53 @@ def test_evidence_commands_take_db_after_the_command(tmp_path):
     gid = json.loads(tonk("games", "--json", "--db", str(db)).out)["games"][0]["game_id"]
     proof = tonk("prove", gid[:6], "--db", str(db))
     assert proof.code == 0 and proof.out == tonk("--db", str(db), "prove", gid[:6]).out
+
+
+STORE_COMMANDS = ["play", "simulate", "games", "replay", "audit", "export", "import", "verify", "backup", "key", "checkpoint", "prove", "serve"]
+
+
+def test_every_command_that_opens_a_store_takes_db_after_its_name():
+    from tonk.cli.app import app
+
+    others = {c.name for c in app.registered_commands} - set(STORE_COMMANDS)
+    assert others == {"adjudicate", "variants", "schema", "copy"}  # no store (copy names two: --from, --to)
+    for cmd in STORE_COMMANDS:
+        assert "--db PATH|URL" in tonk(cmd, "-h").out, cmd
+
+
+def test_backup_and_serve_take_db_after_the_command(store, tmp_path):
+    db, _ = store
+    r = tonk("backup", str(tmp_path / "bk.db"), "--db", str(db))
+    assert r.code == 0, r.err
+    assert r.out.strip() == f"backed up 2 game(s) to {tmp_path / 'bk.db'}"
+    not_a_store = tmp_path / "notes.txt"
+    not_a_store.write_text("hello\n")
+    r = tonk("serve", "--db", str(not_a_store))  # refused before the server starts
+    assert r.code == 2 and str(not_a_store) in r.err_line()
+
+
+def test_copy_takes_game_id_prefixes_of_the_source_store(store, tmp_path):
+    db, gid = store
+    dest = tmp_path / "copy.db"
+    r = tonk("copy", "--from", str(db), "--to", str(dest), gid[:5])
+    assert r.code == 0, r.err
+    assert r.out.startswith("copied 1 game(s)")
+    assert [g["game_id"] for g in json.loads(tonk("games", "--json", "--db", str(dest)).out)["games"]] == [gid]
+    bad = tonk("copy", "--from", str(db), "--to", str(tmp_path / "none.db"), "zzzz")
+    assert bad.code == 2 and "no game 'zzzz'" in bad.err_line()
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_variant_file_on_replay_html(tmp_path):
+    import re
+
+    db = tmp_path / "f.db"
+    r = tonk("play", "--seed", "5", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock", "--db", str(db), input="q\n")
+    assert r.code == 0, r.err
+    gid = json.loads(tonk("games", "--json", "--db", str(db)).out)["games"][0]["game_id"]
+    page = tmp_path / "r.html"
+    r = tonk("replay", gid[:6], "--html", str(page), "--variant-file", str(EXAMPLE_FILE), "--db", str(db))
+    assert r.code == 0, r.err
+    (data,) = re.findall(r'<script type="application/json" id="replay-data">(.*?)</script>', page.read_text(), re.DOTALL)
+    audit = json.loads(data)["audit"]
+    assert audit["verdict"] == "clean" and audit["error"] is None  # judged under the file's rule, not "not installed"
