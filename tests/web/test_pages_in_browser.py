@@ -1,6 +1,8 @@
 """The lobby, a seat's table and the served replay viewer in a real browser, against a real
 ``tonk serve`` process on a loopback port: a whole hand against bots by clicking, an illegal
-action explained, and nothing of another seat's hidden cards in the DOM or any response."""
+action explained, and nothing of another seat's hidden cards in the DOM or any response;
+house rules chosen in the lobby, play by keyboard (select, knock, spread, hit), and both pages'
+contrast, control names and phone width."""
 
 from __future__ import annotations
 
@@ -194,3 +196,341 @@ def test_join_a_seat_from_the_lobby_with_its_token(page, service):
     page.click("text=Sit down")
     expect(page.locator("#whoami")).to_have_text(f"You are ann at table {created['table'][:8]}.")
     assert page.locator("#hand button.card").count() >= 5
+
+
+# --- house rules from the lobby, keyboard play, accessibility (issue 13) ---------------------------
+
+
+def api(base: str, method: str, path: str, token: str | None = None, body: dict | None = None) -> dict:
+    """A JSON call to the running service, as any client makes it."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    data = None if body is None else json.dumps(body).encode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers, method=method), timeout=20) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
+
+
+def hand_of(page) -> list[str]:
+    return page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")
+
+
+def focus_by_tab(page, selector: str, limit: int = 120) -> None:
+    """Press Tab until the focus is on an element matching ``selector``, as a keyboard user does."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => !!document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{limit} presses of Tab never reached {selector}")
+
+
+def toggle_by_keyboard(page, code: str, key: str = "Space") -> None:
+    """Select (or unselect) the card ``code`` of the hand: Tab to it, then ``key``.
+    The page redraws the hand on each refresh, which drops the focus (never the selection):
+    a key that landed on no card is tried again, and the card's state is what counts."""
+    selector = f'#hand button.card[data-card="{code}"]'
+    card = page.locator(selector)
+    want = "false" if card.get_attribute("aria-pressed") == "true" else "true"
+    for _ in range(3):
+        focus_by_tab(page, selector)
+        page.keyboard.press(key)
+        if card.get_attribute("aria-pressed") == want:
+            break
+    expect(card).to_have_attribute("aria-pressed", want)
+
+
+def check_target_by_keyboard(page, spread_id: str) -> None:
+    """Choose the spread to hit with the keyboard: Tab into the radio group, arrows to the spread, Space."""
+    radio = page.locator(f'#spreads input[name="target"][value="{spread_id}"]')
+    for _ in range(3):
+        focus_by_tab(page, '#spreads input[name="target"]')
+        for _ in range(page.locator('#spreads input[name="target"]').count()):
+            if page.evaluate("(v) => document.activeElement.value === v", spread_id):
+                break
+            page.keyboard.press("ArrowDown")
+        page.keyboard.press("Space")
+        if radio.is_checked():
+            break
+    expect(radio).to_be_checked()
+
+
+def sit_down_with_token(page, base: str, table: str, token: str) -> None:
+    """Open the table page with no token kept, and sit down by typing the seat's token."""
+    page.goto(f"{base}/play/{table}")
+    page.wait_for_selector("body[data-ready=token]")
+    page.fill("#token", token)
+    page.click("text=Sit down")
+    expect(page.locator("#connection")).to_have_text("live", timeout=20000)
+
+
+RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def spread_and_hit(cards: list[str]) -> tuple[list[str], str] | None:
+    """A spread of three of ``cards`` and a fourth card of them that extends it (a book of
+    four, or a run of four in one suit, ace low), or None."""
+    by_rank: dict[str, list[str]] = {}
+    for c in cards:
+        by_rank.setdefault(c[:-1], []).append(c)
+    for same in by_rank.values():
+        if len(same) >= 4:
+            return same[:3], same[3]
+    for suit in "SHDC":
+        ranks = {RANK_ORDER.index(c[:-1]) for c in cards if c[-1] == suit}
+        for low in range(10):
+            if {low, low + 1, low + 2, low + 3} <= ranks:
+                return [RANK_ORDER[low + i] + suit for i in range(3)], RANK_ORDER[low + 3] + suit
+    return None
+
+
+def test_the_lobby_creates_a_table_with_a_house_rule_its_options_and_the_stake(page, service, runner_json):
+    base, db = service
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.get_by_label(re.compile(r"^hit-penalty: ")).check()
+    page.get_by_text("Options of hit-penalty", exact=True).click()
+    page.fill("#opt-hit-penalty-turns_per_hit", "3")
+    page.select_option("#opt-hit-penalty-stacking", label="none")
+    page.fill("#stake", "5")
+    page.fill("#hand-limit", "1")
+    page.click("#create")
+    expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
+    assert page.inner_text("#status") == "Table created.", page.inner_text("#status")
+    page.click("text=Play as ann here")
+    page.wait_for_url(re.compile(r"/play/"))
+    page.wait_for_selector("body[data-ready=true]")
+    table = page.url.rsplit("/", 1)[-1]
+    # the service's own answer: the spectators' stream opens with the game's start and its ruleset
+    started = page.evaluate(
+        """(table) => new Promise((resolve, reject) => {
+            const s = new EventSource('/tables/' + table + '/spectate');
+            s.addEventListener('game_started', (m) => { s.close(); resolve(JSON.parse(m.data).event); });
+            setTimeout(() => { s.close(); reject(new Error('no game_started on the spectators stream')); }, 15000);
+        })""",
+        table,
+    )
+    recorded = runner_json(db, "replay", table, "--json")["steps"][0]["event"]  # and the record
+    for event in (started, recorded):
+        assert event["type"] == "game_started" and event["players"] == ["ann", "bob", "cy"]
+        ruleset = event["ruleset"]
+        assert ruleset["variants"] == ["hit-penalty"]
+        assert set(ruleset["plugins"]) == {"classic", "hit-penalty"}
+        options = ruleset["options"]
+        assert (options["turns_per_hit"], options["stacking"], options["base_stake"]) == (3, "none", 5)
+        assert options["count_own_hits"] is False  # an option left alone keeps its default
+    listed = [t for t in api(base, "GET", "/tables")["tables"] if t["table"] == table]
+    assert listed and listed[0]["bots"] == {"bob": "greedy", "cy": "greedy"}
+
+
+KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}
+HINTS = {"draw_stock": "d draw", "draw_discard": "p pick up", "knock": "k knock", "spread": "s spread", "hit": "h hit", "discard": "x discard"}
+
+
+def test_cards_are_selected_and_every_action_reached_with_the_keyboard(page, service):
+    base, db = service
+    sit_until_my_turn(page, base)
+    expect(page.locator("#connection")).to_have_text("live")
+    version = page.get_attribute("body", "data-version")
+    hand = hand_of(page)
+    toggle_by_keyboard(page, hand[0], "Space")
+    toggle_by_keyboard(page, hand[1], "Enter")
+    toggle_by_keyboard(page, hand[0], "Space")  # Space again unselects
+    pressed = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.getAttribute('aria-pressed'))")
+    assert pressed == ["false", "true"] + ["false"] * (len(hand) - 2)
+    # the actions follow the hand in the Tab order, each with its key announced
+    focus_by_tab(page, "#draw_stock")
+    reached = ["draw_stock"]
+    for _ in range(len(KEYS) - 1):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.id"))
+    assert reached == list(KEYS)
+    for action, key in KEYS.items():
+        assert page.get_attribute(f"#{action}", "aria-keyshortcuts") == key
+        assert HINTS[action] in page.inner_text(".hint")
+    assert page.get_attribute("body", "data-version") == version  # selecting sends nothing
+    assert page.inner_text("#problem") == ""
+
+
+def test_the_spread_key_on_cards_that_are_no_spread_is_explained_and_changes_nothing(page, service):
+    base, db = service
+    sit_until_my_turn(page, base)
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("d")
+    wait_moved_on(page, version)
+    assert wait_my_turn_or_end(page)  # ann drew: still her turn
+    hand = hand_of(page)
+    assert len(hand) == 6
+    spreads = page.inner_text("#spreads")  # the bots may have laid some already
+    toggle_by_keyboard(page, hand[0], "Space")
+    toggle_by_keyboard(page, hand[1], "Enter")
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("s")  # two cards are never a spread (A8: three or more)
+    expect(page.locator("#problem .violation")).to_have_text("INVALID_SPREAD")
+    assert re.fullmatch(r"A\d+(\.\d+)*", page.inner_text("#problem .rule"))
+    assert page.inner_text("#problem .sentence").startswith("illegal (INVALID_SPREAD, rule ")
+    assert page.get_attribute("body", "data-version") == version
+    assert hand_of(page) == hand
+    assert page.inner_text("#spreads") == spreads
+    page.keyboard.press("h")  # two cards selected: the page asks for one, and sends nothing
+    expect(page.locator("#problem")).to_have_text("error: select exactly one card to hit")
+    assert page.get_attribute("body", "data-version") == version and hand_of(page) == hand
+
+
+def test_the_knock_key_knocks_at_the_start_of_the_turn_and_ends_the_hand(page, service):
+    base, db = service
+    table = sit_until_my_turn(page, base, hands=1)
+    version = int(page.get_attribute("body", "data-version"))
+    page.keyboard.press("k")
+    expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
+    expect(page.locator("#last-hand h3")).to_have_text("Hand 1 ended by a knock (ann)")
+    assert page.inner_text("#problem") == ""
+    with EventStore.open(db, create=False) as store:
+        events = store.read(table)
+    knocked = events[version]  # the first event after the version ann saw
+    assert (type(knocked).__name__, knocked.player) == ("Knocked", "ann")
+    ended = events[version + 1]
+    assert (type(ended).__name__, ended.end, ended.player) == ("HandEnded", "knock", "ann")
+
+
+def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
+    base, db = service
+    # the deal is secret: new tables of two, 16 cards each (the most the classic ruleset's
+    # three seats allow), until ann, to act, holds (with the discard top she will pick up)
+    # three cards of a spread and a fourth that fits it: about one table in three does
+    for _ in range(80):
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "options": {"cards_per_player": 16}, "hand_limit": 1})
+        table, token = created["table"], created["tokens"]["ann"]
+        view = api(base, "GET", f"/tables/{table}/view", token)["view"]
+        if view["in_hand"] and view["to_act"] == "ann" and view["drew"] is None and view["discard_top"]:
+            plan = spread_and_hit([*view["hand"], view["discard_top"]])
+            if plan:
+                break
+    else:
+        raise AssertionError("eighty tables in a row gave ann no spread with a card to hit on it")
+    spread, hit = plan
+    sit_down_with_token(page, base, table, token)
+    expect(page.locator("#turn")).to_have_text("Your turn.")
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("p")  # pick up the discard
+    wait_moved_on(page, version)
+    expect(page.locator(f'#hand button.card[data-card="{view["discard_top"]}"]')).to_have_count(1)
+    for i, code in enumerate(spread):
+        toggle_by_keyboard(page, code, "Space" if i % 2 == 0 else "Enter")
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("s")
+    wait_moved_on(page, version)
+    assert page.inner_text("#problem") == ""
+    laid = [s for s in api(base, "GET", f"/tables/{table}/view", token)["view"]["table"] if s["owner"] == "ann"]
+    assert len(laid) == 1 and sorted(laid[0]["cards"]) == sorted(spread)
+    spread_id = laid[0]["id"]
+    row = page.locator(f'#spreads ul.cards[aria-label$=" {spread_id}"] li.card')
+    expect(row).to_have_count(3)
+    assert sorted(row.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")) == sorted(card_name(c) for c in spread)
+    assert not set(spread) & set(hand_of(page))
+    check_target_by_keyboard(page, spread_id)
+    toggle_by_keyboard(page, hit, "Enter")
+    version = page.get_attribute("body", "data-version")
+    page.keyboard.press("h")
+    wait_moved_on(page, version)
+    assert page.inner_text("#problem") == ""
+    expect(row).to_have_count(4)
+    assert card_name(hit) in row.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert hit not in hand_of(page)
+    with EventStore.open(db, create=False) as store:
+        played = [(type(e).__name__, e.player) for e in store.read(table)[-2:]]
+    assert played == [("SpreadLaid", "ann"), ("CardHit", "ann")]
+
+
+CONTRAST = """() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el.getClientRects().length) continue;
+    const fg = rgb(getComputedStyle(el).color).slice(0, 3);
+    const [a, b] = [lum(fg), lum(background(el))];
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.push([n.textContent.trim().slice(0, 30), Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}"""  # as in test_viewer_in_browser.py: each visible text against the first opaque background behind it
+
+CONTROL_ROLES = {"button", "checkbox", "combobox", "textbox", "spinbutton", "radio", "link", "slider", "listbox", "searchbox", "switch", "DisclosureTriangle"}
+
+
+def controls(page) -> list[tuple[str, str]]:
+    """(role, accessible name) of each control a screen reader is offered, as Chromium computes them."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    return [(n["role"]["value"], str((n.get("name") or {}).get("value", "")).strip()) for n in nodes if not n.get("ignored") and (n.get("role") or {}).get("value") in CONTROL_ROLES]
+
+
+def assert_readable_and_named(page, texts: int, named: int) -> None:
+    measured = page.evaluate(CONTRAST)
+    assert len(measured) >= texts
+    assert [m for m in measured if m[1] < 4.5] == []  # WCAG AA for normal text
+    found = controls(page)
+    assert len(found) >= named
+    assert [c for c in found if not c[1]] == []
+
+
+def assert_fits_a_phone(page, path: Path) -> None:
+    page.set_viewport_size({"width": 380, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 380  # no sideways scrolling
+    page.screenshot(path=str(path), full_page=True)
+
+
+def test_the_lobby_reads_well_names_every_control_and_fits_a_phone(page, service, screenshots):
+    base, db = service
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#create")  # a table, so the list, the tokens and the status are shown too
+    expect(page.locator("#created .tokens")).to_be_visible(timeout=20000)
+    expect(page.locator("#tables li")).to_have_count(1)
+    for summary in page.locator("#variants summary").all():
+        summary.click()  # every variant's options in view
+    assert page.locator("#variants details[open]").count() >= 10
+    assert_readable_and_named(page, texts=60, named=60)
+    assert_fits_a_phone(page, screenshots / "lobby-phone.png")
+
+
+def test_the_table_reads_well_names_every_control_and_card_and_fits_a_phone(page, service, screenshots):
+    base, db = service
+    sit_until_my_turn(page, base)
+    page.locator("#hand button.card").first.click()
+    page.keyboard.press("x")  # an illegal discard, so the explanation is on the page too
+    expect(page.locator("#problem .violation")).to_have_text("MUST_DRAW_FIRST")
+    assert_readable_and_named(page, texts=25, named=12)
+    mine = page.get_by_role("group", name="your hand").get_by_role("button")
+    hand = hand_of(page)
+    expect(mine).to_have_count(len(hand))
+    for code in hand:
+        expect(page.get_by_role("group", name="your hand").get_by_role("button", name=card_name(code), exact=True)).to_have_count(1)
+    shown = page.eval_on_selector_all("#others li.card, #piles .card, #spreads li.card", "els => els.map(e => [e.getAttribute('role'), e.getAttribute('aria-label')])")
+    assert ["img", "hidden card"] in shown and len(shown) >= 3  # the other seats' hidden cards, the discard top
+    card = re.compile(r"hidden card|joker \d|(ace|two|three|four|five|six|seven|eight|nine|ten|jack|queen|king) of (spades|hearts|diamonds|clubs)")
+    assert [s for s in shown if s[0] != "img" or not card.fullmatch(s[1] or "")] == []
+    assert_fits_a_phone(page, screenshots / "table-phone.png")
