@@ -330,6 +330,27 @@ def test_the_lobby_creates_a_table_with_a_house_rule_its_options_and_the_stake(p
     assert listed and listed[0]["bots"] == {"bob": "greedy", "cy": "greedy"}
 
 
+def test_a_required_option_is_sent_as_shown_and_options_of_rules_not_chosen_are_not(page, service, runner_json):
+    """jokers-wild needs joker_value given: the value the lobby shows (0) is a choice and is
+    sent; an option changed under a house rule that is not ticked is not sent."""
+    base, db = service
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    page.get_by_label(re.compile(r"^jokers-wild: ")).check()
+    page.get_by_text("Options of hit-penalty", exact=True).click()
+    page.fill("#opt-hit-penalty-turns_per_hit", "3")  # hit-penalty is not ticked
+    page.fill("#hand-limit", "1")
+    page.click("#create")
+    expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
+    assert page.inner_text("#status") == "Table created.", page.inner_text("#status")
+    page.click("text=Play as ann here")
+    page.wait_for_url(re.compile(r"/play/"))
+    table = page.url.rsplit("/", 1)[-1]
+    ruleset = runner_json(db, "replay", table, "--json")["steps"][0]["event"]["ruleset"]
+    assert ruleset["variants"] == ["jokers-wild"] and ruleset["options"]["joker_value"] == 0
+    assert "turns_per_hit" not in ruleset["options"]
+
+
 KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}
 HINTS = {"draw_stock": "d draw", "draw_discard": "p pick up", "knock": "k knock", "spread": "s spread", "hit": "h hit", "discard": "x discard"}
 

@@ -65,7 +65,7 @@ function seatRow(name, kind) {
   input.required = true;
   input.value = name;
   input.className = "seat-name";
-  const kindLabel = el("label", "played by");
+  const kindLabel = el("label", "Seat " + n + " played by");
   kindLabel.htmlFor = kindId;
   const select = el("select");
   select.id = kindId;
@@ -107,6 +107,8 @@ function optionInput(variant, option) {
   input.dataset.option = option.name;
   input.dataset.type = option.type;
   input.dataset.default = JSON.stringify(option.default);
+  input.dataset.variant = variant;
+  if (option.required) input.dataset.required = "true";
   wrap.append(label, " ", input);
   return wrap;
 }
@@ -159,10 +161,20 @@ async function createTable(event) {
   seats.forEach((s, i) => { if (kinds[i] !== "person") bots[s] = kinds[i]; });
   const variants = [...document.querySelectorAll(".variant-check")].filter((c) => c.checked).map((c) => c.value);
   const options = { base_stake: parseInt($("stake").value, 10) || 1 };
+  const from = {};  // option name -> the variant whose field gave it
   for (const input of document.querySelectorAll("[data-option]")) {
+    const owner = input.dataset.variant;
+    if (owner !== "classic" && !variants.includes(owner)) continue;  // the options of rules not chosen
     let value;
     try { value = optionValue(input); } catch (_) { return say("error: option " + input.dataset.option + " is not valid JSON"); }
-    if (JSON.stringify(value) !== input.dataset.default) options[input.dataset.option] = value;
+    // a required option is sent as shown (its pre-filled value is a choice too); others when changed
+    if (input.dataset.required !== "true" && JSON.stringify(value) === input.dataset.default) continue;
+    const name = input.dataset.option;
+    if (name in from && JSON.stringify(options[name]) !== JSON.stringify(value)) {
+      return say("error: option " + name + " is set to two values (under " + from[name] + " and under " + owner + ")");
+    }
+    options[name] = value;
+    from[name] = owner;
   }
   const limit = $("hand-limit").value.trim();
   const body = { seats, bots, variants, options, hand_limit: limit ? parseInt(limit, 10) : null };

@@ -26,6 +26,10 @@ function el(tag, text, cls) {
   return node;
 }
 
+function count(n, noun) {
+  return n + " " + noun + (n === 1 ? "" : "s");
+}
+
 function signed(n) {
   return n > 0 ? "+" + n : n < 0 ? "\u2212" + -n : "0";
 }
@@ -60,8 +64,8 @@ function drawHand(view) {
 function drawTable(view) {
   const piles = document.createDocumentFragment();
   piles.append(el("li", "Hand " + view.hand_no + ", turn " + view.turn_no));
-  piles.append(el("li", "Stock: " + view.stock_size + " cards"));
-  const discard = el("li", "Discard pile: " + view.discard_size + " cards");
+  piles.append(el("li", "Stock: " + count(view.stock_size, "card")));
+  const discard = el("li", "Discard pile: " + count(view.discard_size, "card"));
   if (view.discard_top) { discard.append(", top "); discard.append(cardElement(view.discard_top, "span")); }
   piles.append(discard);
   if (view.drew && view.to_act) {
@@ -84,7 +88,7 @@ function drawTable(view) {
     if (notes.length) title.append(el("span", " (" + notes.join(", ") + ")", "badges"));
     box.append(title);
     const cards = view.hands && view.hands[p] ? view.hands[p] : Array(view.hand_sizes[p] || 0).fill("??");
-    box.append(cardList(cards, p + "'s hand: " + cards.length + " cards"));
+    box.append(cardList(cards, p + "'s hand: " + count(cards.length, "card")));
     others.append(box);
   }
   $("others").replaceChildren(others);
