@@ -65,23 +65,6 @@ def never_seen(events, player: str) -> set[str]:
     return (hidden or set()) - cut
 
 
-def hidden_in_every_hand(events, player: str) -> set[str]:
-    """The cards ``player`` never saw in any hand of the record: :func:`never_seen` of each
-    hand, intersected (a card hidden in the last hand may have been in view in an earlier
-    one, and a page or a stream of that earlier hand then rightly showed it)."""
-    hidden: set[str] | None = None
-    start = 0
-    for i, event in enumerate(events):
-        if type(event) is HandEnded:
-            hand = never_seen(events[: i + 1], player)
-            hidden = hand if hidden is None else hidden & hand
-            start = i + 1
-    if any(type(e) is HandDealt for e in events[start:]):
-        hand = never_seen(events, player)
-        hidden = hand if hidden is None else hidden & hand
-    return hidden or set()
-
-
 @pytest.fixture(name="record")
 def record_fixture():
     """``record(path, seed=..., hands=..., stop_after=...)``: a random game recorded in a store."""
@@ -92,12 +75,6 @@ def record_fixture():
 def never_seen_fixture():
     """``never_seen(events, player)``: the cards of the last hand hidden from ``player`` throughout."""
     return never_seen
-
-
-@pytest.fixture(name="hidden_in_every_hand")
-def hidden_in_every_hand_fixture():
-    """``hidden_in_every_hand(events, player)``: the cards hidden from ``player`` in every hand."""
-    return hidden_in_every_hand
 
 
 @pytest.fixture(name="tonk_cli")
