@@ -16,6 +16,18 @@ def views(client: Client, created: dict) -> dict:
     return {seat: client.view(created["table"], tok).json() for seat, tok in created["tokens"].items()}
 
 
+def timed_table_in_play(client: Client, turn_timer: float) -> tuple[dict, dict, str]:
+    """``(created, views, seat to act)`` of a new two-seat table with a turn timer whose hand
+    is in play (a secure shuffle can end the only hand at the deal: an initial tonk)."""
+    for _ in range(20):
+        created = client.create(seats=["ann", "bob"], turn_timer=turn_timer, hand_limit=1)
+        start = views(client, created)
+        seat = next((s for s, v in start.items() if v["legal"]), None)
+        if seat is not None:
+            return created, start, seat
+    raise AssertionError("20 tables in a row ended at the deal")
+
+
 def test_a_table_resumes_exactly_where_it_was_after_the_server_is_killed_mid_hand(start_server, tmp_path):
     first = start_server()
     client = Client(first.url)
@@ -50,13 +62,7 @@ def test_a_table_resumes_exactly_where_it_was_after_the_server_is_killed_mid_han
 
 
 def test_a_seat_that_does_not_act_in_time_is_played_by_the_greedy_bot(server, client: Client):
-    for _ in range(20):  # a secure shuffle can end the only hand at the deal (an initial tonk)
-        created = client.create(seats=["ann", "bob"], turn_timer=1, hand_limit=1)
-        start = views(client, created)
-        seat = next((s for s, v in start.items() if v["legal"]), None)
-        if seat is not None:
-            break
-    assert seat is not None, "20 tables in a row ended at the deal"
+    created, start, seat = timed_table_in_play(client, turn_timer=1)
     gid = created["table"]
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
@@ -79,13 +85,7 @@ def test_a_seat_that_does_not_act_in_time_is_played_by_the_greedy_bot(server, cl
 def test_a_timer_that_runs_out_after_the_seat_drew_marks_the_bots_first_event(server, client: Client):
     """The seat drew itself, then let its time run out: the greedy bot's discard (or spread,
     or hit) is the event marked ``timed_out``; the draw, the seat's own, is not."""
-    for _ in range(20):
-        created = client.create(seats=["ann", "bob"], turn_timer=2, hand_limit=1)
-        start = views(client, created)
-        seat = next((s for s, v in start.items() if v["legal"]), None)
-        if seat is not None:
-            break
-    assert seat is not None, "20 tables in a row ended at the deal"
+    created, start, seat = timed_table_in_play(client, turn_timer=2)
     gid, token = created["table"], created["tokens"][seat]
     draw = next(a for a in start[seat]["legal"] if a["action"] == "draw_stock")
     assert client.act(gid, token, command_body(draw, start[seat]["version"])).status_code == 200
@@ -107,11 +107,7 @@ def test_a_timer_that_runs_out_after_the_seat_drew_marks_the_bots_first_event(se
 def test_turn_timers_run_again_after_a_restart_without_any_request(start_server):
     first = start_server()
     client = Client(first.url)
-    for _ in range(20):
-        created = client.create(seats=["ann", "bob"], turn_timer=3, hand_limit=1)
-        start = views(client, created)
-        if any(v["legal"] for v in start.values()):
-            break
+    created, _, _ = timed_table_in_play(client, turn_timer=3)
     first.proc.kill()
     first.proc.wait()
     with EventStore.open(first.db) as store:

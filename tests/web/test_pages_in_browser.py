@@ -18,19 +18,24 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
     expect = None
 
 from tonk.storage import EventStore
+from page_checks import CONTRAST
 
 pytestmark = pytest.mark.browser
 
 
 
-def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = None) -> str:
-    """Create a table from the lobby's form (ann a person, bob and cy bots); sit down as ann."""
+def open_lobby(page, base: str) -> None:
     page.goto(base + "/")
     page.wait_for_selector("body[data-ready=true]")
+
+
+def submit_and_sit(page, hands: int, screenshots: Path | None = None) -> str:
+    """Submit the lobby's form as it is filled in (ann a person, bob and cy bots), check the
+    table was created, and sit down as ann; returns the table id."""
     page.fill("#hand-limit", str(hands))
     page.click("#create")
     expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
-    assert page.locator("#created .tokens").count() == 1, page.inner_text("#status")
+    assert page.inner_text("#status") == "Table created.", page.inner_text("#status")
     assert page.locator("#created .tokens li").count() == 2  # ann's token and the host's
     if screenshots is not None:
         page.screenshot(path=str(screenshots / "lobby.png"), full_page=True)
@@ -38,6 +43,12 @@ def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = 
     page.wait_for_url(re.compile(r"/play/"))
     page.wait_for_selector("body[data-ready=true]")
     return page.url.rsplit("/", 1)[-1]
+
+
+def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = None) -> str:
+    """Create a table from the lobby's form as it comes; sit down as ann."""
+    open_lobby(page, base)
+    return submit_and_sit(page, hands, screenshots)
 
 
 def wait_my_turn_or_end(page) -> bool:
@@ -309,21 +320,13 @@ def spread_and_hit(cards: list[str]) -> tuple[list[str], str] | None:
 
 def test_the_lobby_creates_a_table_with_a_house_rule_its_options_and_the_stake(page, service, runner_json):
     base, db = service
-    page.goto(base + "/")
-    page.wait_for_selector("body[data-ready=true]")
+    open_lobby(page, base)
     page.get_by_label(re.compile(r"^hit-penalty: ")).check()
     page.get_by_text("Options of hit-penalty", exact=True).click()
     page.fill("#opt-hit-penalty-turns_per_hit", "3")
     page.select_option("#opt-hit-penalty-stacking", label="none")
     page.fill("#stake", "5")
-    page.fill("#hand-limit", "1")
-    page.click("#create")
-    expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
-    assert page.inner_text("#status") == "Table created.", page.inner_text("#status")
-    page.click("text=Play as ann here")
-    page.wait_for_url(re.compile(r"/play/"))
-    page.wait_for_selector("body[data-ready=true]")
-    table = page.url.rsplit("/", 1)[-1]
+    table = submit_and_sit(page, hands=1)
     # the service's own answer: the spectators' stream opens with the game's start and its ruleset
     started = page.evaluate(
         """(table) => new Promise((resolve, reject) => {
@@ -350,18 +353,11 @@ def test_a_required_option_is_sent_as_shown_and_options_of_rules_not_chosen_are_
     """jokers-wild needs joker_value given: the value the lobby shows (0) is a choice and is
     sent; an option changed under a house rule that is not ticked is not sent."""
     base, db = service
-    page.goto(base + "/")
-    page.wait_for_selector("body[data-ready=true]")
+    open_lobby(page, base)
     page.get_by_label(re.compile(r"^jokers-wild: ")).check()
     page.get_by_text("Options of hit-penalty", exact=True).click()
     page.fill("#opt-hit-penalty-turns_per_hit", "3")  # hit-penalty is not ticked
-    page.fill("#hand-limit", "1")
-    page.click("#create")
-    expect(page.locator("#created .tokens, #status:has-text('error')").first).to_be_visible(timeout=20000)
-    assert page.inner_text("#status") == "Table created.", page.inner_text("#status")
-    page.click("text=Play as ann here")
-    page.wait_for_url(re.compile(r"/play/"))
-    table = page.url.rsplit("/", 1)[-1]
+    table = submit_and_sit(page, hands=1)
     ruleset = runner_json(db, "replay", table, "--json")["steps"][0]["event"]["ruleset"]
     assert ruleset["variants"] == ["jokers-wild"] and ruleset["options"]["joker_value"] == 0
     assert "turns_per_hit" not in ruleset["options"]
@@ -486,31 +482,6 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     assert played == [("SpreadLaid", "ann"), ("CardHit", "ann")]
 
 
-CONTRAST = """() => {
-  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  const background = (el) => {
-    for (let e = el; e; e = e.parentElement) {
-      const c = rgb(getComputedStyle(e).backgroundColor);
-      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
-    }
-    return [255, 255, 255];
-  };
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const el = n.parentElement;
-    if (!n.textContent.trim() || !el.getClientRects().length) continue;
-    const fg = rgb(getComputedStyle(el).color).slice(0, 3);
-    const [a, b] = [lum(fg), lum(background(el))];
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    out.push([n.textContent.trim().slice(0, 30), Math.round(ratio * 100) / 100]);
-  }
-  return out;
-}"""  # as in test_viewer_in_browser.py: each visible text against the first opaque background behind it
 
 CONTROL_ROLES = {"button", "checkbox", "combobox", "textbox", "spinbutton", "radio", "link", "slider", "listbox", "searchbox", "switch", "DisclosureTriangle"}
 

@@ -18,6 +18,7 @@ from tonk import web
 from tonk.application.replay_document import replay_document
 from tonk.core.views import AUDITOR, HIDDEN
 from tonk.storage import EventStore
+from page_checks import CONTRAST
 
 pytestmark = pytest.mark.browser
 
@@ -268,31 +269,7 @@ def test_text_from_the_record_is_shown_as_text(page, tmp_path, record, tonk_cli)
     assert page.title() != "1"
 
 
-CONTRAST = """() => {
-  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  const background = (el) => {
-    for (let e = el; e; e = e.parentElement) {
-      const c = rgb(getComputedStyle(e).backgroundColor);
-      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
-    }
-    return [255, 255, 255];
-  };
-  const out = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    const el = n.parentElement;
-    if (!n.textContent.trim() || !el.getClientRects().length) continue;
-    const fg = rgb(getComputedStyle(el).color).slice(0, 3);
-    const [a, b] = [lum(fg), lum(background(el))];
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    out.push([n.textContent.trim().slice(0, 30), Math.round(ratio * 100) / 100]);
-  }
-  return out;
-}"""
+
 
 
 def test_every_text_has_enough_contrast_and_every_control_a_name(page, full_game):
