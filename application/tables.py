@@ -272,8 +272,7 @@ class Tables:
         """Load every served table that has a turn timer and a game in play, so that its timer
         runs again after a restart (the timer walks the loaded tables); returns how many."""
         loaded = 0
-        for table_id in self.table_ids():
-            settings = self.seats.settings(table_id) or {}
+        for table_id, settings, _ in self.seats.listing():  # one query for every table's settings
             if not settings.get("turn_timer"):
                 continue
             if self.table(table_id).game.state.game_over:

@@ -241,15 +241,7 @@ class PlaySession:
                 self.show_table()
                 self.show_menu(legal)
                 redraw = False
-            self.out.print(f"[bold]{safe(self.human)}>[/bold] ", end="")
-            self.out.file.flush()
-            line = self.read_line()
-            if line is None:
-                self.say()
-                raise EOFError
-            if self.echo:  # input from a pipe: keep the transcript readable
-                self.out.print(line.rstrip("\n"), markup=False, highlight=False)
-            text = line.strip()
+            text = self.ask(f"[bold]{safe(self.human)}>[/bold] ").strip()
             if not text:
                 continue
             low = text.lower()
@@ -273,19 +265,23 @@ class PlaySession:
                 continue
             return
 
+    def ask(self, prompt: str) -> str:
+        """Print ``prompt`` and read a line; :class:`EOFError` at the end of input."""
+        self.out.print(prompt, end="")
+        self.out.file.flush()
+        line = self.read_line()
+        if line is None:
+            self.say()
+            raise EOFError
+        if self.echo:  # input from a pipe: keep the transcript readable
+            self.out.print(line.rstrip("\n"), markup=False, highlight=False)
+        return line
+
     def another_hand(self) -> bool:
         """Between hands of a session without a hand count: ``y`` deals the next hand, ``n``
         ends the game, ``q`` (or the end of input) stops with the game left open."""
         while True:
-            self.out.print(f"[bold]another hand?[/bold] y: deal hand {self.game.state.hand_no + 1}, n: end the game, q: stop here> ", end="")
-            self.out.file.flush()
-            line = self.read_line()
-            if line is None:
-                self.say()
-                raise EOFError
-            if self.echo:
-                self.out.print(line.rstrip("\n"), markup=False, highlight=False)
-            answer = line.strip().lower()
+            answer = self.ask(f"[bold]another hand?[/bold] y: deal hand {self.game.state.hand_no + 1}, n: end the game, q: stop here> ").strip().lower()
             if answer in ("y", "yes"):
                 return True
             if answer in ("n", "no"):
