@@ -76,6 +76,8 @@ def checkpoint_cmd(
     from .games_cmd import open_existing_store
 
     with reported():
+        if output is not None and not (output.parent if str(output.parent) else Path(".")).is_dir():
+            raise Failure(f"cannot write {output}: directory {output.parent} does not exist (nothing was signed)")
         store = open_existing_store(settings(ctx).db)
         with store:
             try:

@@ -320,3 +320,11 @@ def test_the_evidence_commands_on_a_postgres_store(pg_url, tmp_path):
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert f"checkpoint cp.txt: game {gid} seq 11: missing" in bad.stdout and f"game {gid} seq 11: missing" in bad.stdout
     assert "Traceback" not in bad.stdout + bad.stderr
+
+
+def test_a_checkpoint_to_a_missing_directory_signs_nothing(store):
+    r = tonk(store, "checkpoint", "--output", "no-such-dir/cp.txt")
+    assert r.returncode == 2 and "directory no-such-dir does not exist" in r.stderr and "Traceback" not in r.stderr
+    tonk(store, "checkpoint", "--output", "cp.txt")
+    assert (store / "cp.txt").read_text().split("\n")[1] == str(sum(1 for _ in raw(store / "tonk.db").execute("SELECT 1 FROM events")))
+    assert raw(store / "tonk.db").execute("SELECT count(*) FROM evidence_checkpoints").fetchone()[0] == 1
