@@ -12,11 +12,24 @@ Two schemes, named in the ``hand_dealt`` event (``commitment_scheme``):
 
 Served tables also shuffle with :func:`secure_shuffle` (``secrets``), never a
 seeded Mersenne Twister, whose output can be predicted.
+
+A salted hand also hides what its events' hashes would otherwise give away.  A stock
+draw hidden from the other seats names one of at most 54 cards, and its chain hash
+(``storage.chain``) is sent to every seat: without more, trying each card would find
+it.  So each stock draw of a salted hand carries a **blind** (:func:`draw_blind`):
+``HMAC-SHA256(key = the salt's 64 ASCII hex characters, message =
+"tonk-draw-blind-v1\n" + hand number + "\n" + k)`` in lowercase hex, ``k`` the number
+of cards drawn from the stock earlier in the hand (0 for the first draw), numbers in
+decimal.  No seat sees a blind while the hand is in play (``core.views``); when the
+hand ends the salt is revealed with the deck, and anyone can recompute every blind,
+rebuild every draw from the stock order and check each hash.  Unsalted deals
+(simulation, reproducible games) carry no blind, so their events keep their bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from typing import Sequence
 
@@ -51,6 +64,16 @@ def new_salt() -> str:
 def is_salt(text: object) -> bool:
     """Whether ``text`` is a salt of the salted scheme (64 lowercase hex characters)."""
     return isinstance(text, str) and len(text) == SALT_HEX_LENGTH and all(c in "0123456789abcdef" for c in text)
+
+
+BLIND_CONTEXT = b"tonk-draw-blind-v1\n"
+
+
+def draw_blind(salt: str, hand_no: int, index: int) -> str:
+    """The blind of the ``index``-th stock draw (0 first) of hand ``hand_no`` dealt with
+    ``salt``: what keeps the draw's hash from naming its card until the salt is revealed."""
+    message = BLIND_CONTEXT + f"{hand_no}\n{index}".encode("ascii")
+    return hmac.new(salt.encode("ascii"), message, hashlib.sha256).hexdigest()
 
 
 def secure_shuffle(deck: Sequence[str]) -> list[str]:

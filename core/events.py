@@ -106,12 +106,17 @@ class Knocked(_Event, tag="knocked"):
 
 
 class CardDrawn(_Event, tag="card_drawn"):
-    """``source`` is ``stock`` or ``discard``; ``timed_out`` as for ``knocked``."""
+    """``source`` is ``stock`` or ``discard``; ``timed_out`` as for ``knocked``.
+
+    ``blind`` (set only on a stock draw of a salted deal, ``core.commitment.draw_blind``)
+    keeps the event's hash from naming the card while the hand is in play; unset, it is
+    left out of the canonical bytes."""
 
     player: str
     source: str
     card: str
     timed_out: bool | msgspec.UnsetType = msgspec.UNSET
+    blind: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class EmptyStockCalled(_Event, tag="empty_stock_called"):

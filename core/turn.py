@@ -11,7 +11,7 @@ mutates the state.
 from __future__ import annotations
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .commitment import commit, is_salt, plain_commitment
+from .commitment import commit, draw_blind, is_salt, plain_commitment
 from .dealing import deal, shuffled
 from .errors import IllegalAction, SetupError
 from .events import (
@@ -277,6 +277,10 @@ def draw_stock(state: State, cmd: DrawStock, ruleset: Ruleset) -> list[Event]:
         first = EmptyStockCalled(player=p)
         ending = _ending(state, ruleset, "stock_exhausted", p, state.hands)
         return [first, end_hand(_post_state(state, [first], ruleset), ruleset, ending, state.hands)]
+    dealt = state.dealt
+    if dealt is not None and isinstance(dealt.salt, str):  # a salted deal: the draw's hash must not name the card
+        blind = draw_blind(dealt.salt, dealt.hand_no, len(dealt.stock) - len(state.stock))
+        return [CardDrawn(player=p, source="stock", card=state.stock[-1], blind=blind)]
     return [CardDrawn(player=p, source="stock", card=state.stock[-1])]
 
 

@@ -5,7 +5,9 @@ discard top (A7.5: only the top is visible), the spreads, how many cards each
 other player holds, the stock's size, and what the others do in the open
 (draws from the discard pile, spreads, hits, discards).  A card another player
 draws from the stock, another player's hand and the stock order stay hidden
-until the hand ends, when every hand is exposed (A12.3).
+until the hand ends, when every hand is exposed (A12.3).  So does a stock draw's
+blind (``core.commitment.draw_blind``), for every seat: nothing sent while the hand is
+in play lets a seat test a guess at a hidden card against a hash.
 """
 
 from __future__ import annotations
@@ -92,8 +94,11 @@ def event_view(event: Event, viewer: str) -> dict[str, Any]:
         data["stock"] = [HIDDEN] * len(event.stock)
         if event.discard:
             data["discard"] = [event.discard[0]] + [HIDDEN] * (len(event.discard) - 1)
-    elif t is CardDrawn and event.source == "stock" and event.player != viewer:
-        data["card"] = HIDDEN
+    elif t is CardDrawn and event.source == "stock":
+        # the blind hides the card from the event's hash; it opens with the salt at the hand's end
+        data.pop("blind", None)
+        if event.player != viewer:
+            data["card"] = HIDDEN
     elif t is GameStarted or t is HandEnded:
         pass  # public: seating and rules; at the end every hand is exposed (A12.3)
     return data

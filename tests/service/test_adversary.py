@@ -1,0 +1,204 @@
+"""The adversary: given everything one seat received over HTTP and its stream, plus what the
+service publishes (the table list, the spectators' stream, a checkpoint and an inclusion
+proof made while hands are in play), it searches for every card hidden from it, and must
+find none.
+
+It is stronger than a real client: it is handed each event's true ``recorded_at`` and
+``command_id`` (a real client can only guess them, often to the microsecond), so the
+only secret left between it and a hidden stock draw is what the engine adds to hide it.
+Every card of the deck is tried in the redacted event, the event is encoded exactly as
+the store encodes it and hashed exactly as the chain does; a candidate that reproduces
+any hash the seat or the public was given is a card recovered.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import time
+from typing import Any
+
+import msgspec
+
+from tonk.core.cards import JOKERS, STANDARD_DECK
+from tonk.core.events import Event, encode
+from tonk.core.views import HIDDEN
+from tonk.storage import EventStore
+from tonk.storage.chain import link_hash
+from tonk.storage.evidence_log import leaf_bytes
+from tonk.storage.merkle import leaf_hash
+
+from .conftest import Client, cli_json, command_body
+from .sse import SSE
+
+_HEX64 = re.compile(r"\b[0-9a-f]{64}\b")
+_B64 = re.compile(r"[A-Za-z0-9+/]{43}=")
+
+
+def public_values(texts: list[str]) -> set[str]:
+    """Every sha256-sized value in ``texts``, as lowercase hex (hex or base64 in the text)."""
+    out: set[str] = set()
+    for t in texts:
+        out |= set(_HEX64.findall(t))
+        for b in _B64.findall(t):
+            raw = base64.b64decode(b)
+            if len(raw) == 32:
+                out.add(raw.hex())
+    return out
+
+
+def candidates(event: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Each completion of a redacted event with one card of the deck where it shows ``??``."""
+    paths = [k for k, v in event.items() if v == HIDDEN]
+    assert paths, event
+    return [(card, {**event, **{k: card for k in paths}}) for card in (*STANDARD_DECK, *JOKERS)]
+
+
+def attack(item: dict[str, Any], prev_hash: str, recorded_at: str, command_id: str, game_id: str, public: set[str]) -> list[str]:
+    """The cards that reproduce the event's hash (or a published value made from it)."""
+    found = []
+    for card, filled in candidates(item["event"]):
+        try:
+            event = msgspec.convert(filled, Event)
+        except msgspec.ValidationError:
+            continue
+        h = link_hash(prev_hash, encode(event), 2, recorded_at, command_id)
+        leaf = leaf_hash(leaf_bytes(game_id, item["seq"], h)).hex()
+        if h == item["hash"] or h in public or leaf in public:
+            found.append(card)
+    return found
+
+
+def hidden_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [i for i in items if HIDDEN in json.dumps(i["event"]) and i["event"]["type"] != "hand_dealt"]
+
+
+def play_as_ann(server, client: Client, created: dict[str, Any], rng: random.Random, received: list[str], public: list[str]) -> None:
+    """Ann plays random legal actions until the game ends; every answer she gets is kept,
+    and while a hand is in play a checkpoint and a proof are published now and then."""
+    table, tok = created["table"], created["tokens"]["ann"]
+    published = 0
+    deadline = time.monotonic() + 300  # a safety net; the game ends long before
+    while time.monotonic() < deadline:
+        r = client.view(table, tok)
+        received.append(r.text)
+        view = r.json()
+        if view["status"] == "ended":
+            return
+        if not view["legal"]:
+            time.sleep(0.05)  # another person's turn (its timer plays it)
+            continue
+        if published < 4 and view["view"]["in_hand"] and rng.random() < 0.3:
+            public.append(json.dumps(cli_json("--db", str(server.db), "checkpoint", "--json")))
+            public.append(json.dumps(cli_json("--db", str(server.db), "prove", table, "--json")))
+            published += 1
+        r = client.act(table, tok, command_body(rng.choice(view["legal"]), view["version"]))
+        received.append(r.text)
+        if r.status_code in (409, 410):
+            continue  # a turn timer played this turn first (ann was slow: the checkpoint)
+        assert r.status_code == 200, r.text
+        rr = client.receipts(table, tok)
+        received.append(rr.text)
+    raise AssertionError("the game did not end")
+
+
+def test_no_hidden_card_is_computable_from_what_a_seat_or_the_public_is_given(start_server):
+    server = start_server()
+    client = Client(server.url)
+    rng = random.Random(18)
+    games = [
+        # bots' stock draws within ann's own commands
+        client.create(seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=3),
+        # a person who never acts: the turn timer's stand-in plays bob's draws (command id "")
+        client.create(seats=["ann", "bob"], bots={}, hand_limit=1, turn_timer=1),
+    ]
+    recovered: list[str] = []
+    attacked = 0
+    for created in games:
+        table = created["table"]
+        received: list[str] = [json.dumps(created)]
+        public: list[str] = []
+        stream = SSE(f"{server.url}/tables/{table}/events", {"Authorization": f"Bearer {created['tokens']['ann']}", "Last-Event-ID": "0"})
+        spectator = SSE(f"{server.url}/tables/{table}/spectate", {"Last-Event-ID": "0"})
+        play_as_ann(server, client, created, rng, received, public)
+        stream.wait_for(lambda s: s.ended, timeout=60)
+        spectator.wait_for(lambda s: s.ended, timeout=60)
+        public.append(client.http.get("/tables").text)
+        public += [json.dumps(m["data"]) for m in spectator.messages]
+        received += [json.dumps(m["data"]) for m in stream.messages]
+        stream.close()
+        spectator.close()
+
+        items = [m["data"] for m in stream.messages if m["event"] != "snapshot"]
+        with EventStore.open(server.db) as store:
+            records = {r.seq: r for r in store.records(table)}
+        assert [i["seq"] for i in items] == list(range(1, len(records) + 1)), "ann's stream from Last-Event-ID 0 holds every event once"
+        # what the seat knows of each event's neighbours: every hash it was sent
+        hash_of = {i["seq"]: i["hash"] for i in items}
+        known = public_values(received) | public_values(public)
+        hidden = hidden_items(items)
+        assert hidden, "the game had no hidden stock draw to attack"
+        shapes = set()
+        for item in hidden:
+            rec = records[item["seq"]]
+            found = attack(item, hash_of[item["seq"] - 1], rec.recorded_at, rec.command_id, table, known)
+            attacked += 1
+            if found:
+                recovered.append(f"table {table[:8]} seq {item['seq']} ({item['event']['player']}, command id {rec.command_id!r}): {found}")
+            shapes.add(json.dumps({k: v for k, v in item["event"].items() if k not in ("player", "timed_out")}, sort_keys=True))
+        # nothing about a hidden draw varies with the card: every one reads the same
+        assert len(shapes) == 1, shapes
+        if created["tokens"].keys() == {"ann", "bob"}:
+            assert any(records[i["seq"]].command_id == "" for i in hidden), "no timer-played draw was attacked"
+    assert attacked >= 10
+    assert not recovered, "hidden cards computed from what the seat was given:\n" + "\n".join(recovered)
+
+
+def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_server):
+    """Hiding the draws must not cost the check the docs promise: once a hand has ended, a
+    seat rebuilds each hidden draw from the revealed deal (the stock order, and the blind
+    drawn from the salt) and every hash of the hand matches what it was sent."""
+    from tonk.core.commitment import draw_blind
+
+    server = start_server()
+    client = Client(server.url)
+    created = client.create(seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=3)
+    table, tok = created["table"], created["tokens"]["ann"]
+    stream = SSE(f"{server.url}/tables/{table}/events", {"Authorization": f"Bearer {tok}", "Last-Event-ID": "0"})
+    rng = random.Random(7)
+    play_as_ann(server, client, created, rng, [], [])
+    stream.wait_for(lambda s: s.ended, timeout=60)
+    items = [m["data"] for m in stream.messages if m["event"] != "snapshot"]
+    with EventStore.open(server.db) as store:
+        meta = {r.seq: (r.recorded_at, r.command_id) for r in store.records(table)}
+    rebuilt = 0
+    deal: dict[str, Any] | None = None
+    pending: list[dict[str, Any]] = []
+    prev = "0" * 64
+    for item in items:
+        pending.append(item)
+        if item["event"]["type"] != "hand_ended":
+            continue
+        deal = item["deal"]
+        stock = list(deal["stock"])  # top first
+        drawn = 0  # the stock draws of the hand so far
+        for p in pending:
+            ev = dict(p["event"])
+            if ev["type"] == "hand_dealt":
+                ev = deal
+            elif ev["type"] == "card_drawn" and ev["source"] == "stock":
+                card = stock.pop(0)
+                if ev["card"] == HIDDEN:
+                    ev["card"] = card
+                    rebuilt += 1
+                ev["blind"] = draw_blind(deal["salt"], deal["hand_no"], drawn)
+                drawn += 1
+            payload = encode(msgspec.convert(ev, Event))
+            assert link_hash(prev, payload, 2, *meta[p["seq"]]) == p["hash"], f"seq {p['seq']} does not hash to what ann was sent"
+            prev = p["hash"]
+        pending = []
+    hidden = len(hidden_items(items))
+    assert deal is not None and rebuilt == hidden > 0
+    assert items[-1]["event"]["type"] == "game_ended" and prev == items[-2]["hash"]
