@@ -18,6 +18,7 @@ import json
 import random
 import re
 import time
+import uuid
 from typing import Any
 
 import msgspec
@@ -154,6 +155,40 @@ def test_no_hidden_card_is_computable_from_what_a_seat_or_the_public_is_given(st
             assert any(records[i["seq"]].command_id == "" for i in hidden), "no timer-played draw was attacked"
     assert attacked >= 10
     assert not recovered, "hidden cards computed from what the seat was given:\n" + "\n".join(recovered)
+
+
+def test_an_illegal_command_says_the_same_whoever_holds_the_card(start_server):
+    """A clever client may probe with illegal commands: a discard or a spread of a card it
+    does not hold is refused in the same words whether the card lies in another hand, in
+    the stock or under the discard top (the card's name aside)."""
+    server = start_server()
+    client = Client(server.url)
+    created = client.create(seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=1)
+    table, tok = created["table"], created["tokens"]["ann"]
+    view = client.view(table, tok).json()
+    while not any(c["action"] == "discard" for c in view["legal"]):
+        draw = next(c for c in view["legal"] if c["action"] in ("draw_stock", "draw_discard"))
+        assert client.act(table, tok, command_body(draw, view["version"])).status_code == 200
+        view = client.view(table, tok).json()
+    mine = view["view"]["hand"]
+    with EventStore.open(server.db) as store:
+        events = store.read(table)
+    dealt = next(e for e in reversed(events) if type(e).__name__ == "HandDealt")
+    where = {c: "stock" for c in dealt.stock} | {c: p for p, h in dealt.hands.items() for c in h}
+    answers: dict[str, set[str]] = {}
+    for card in (c for c in (*STANDARD_DECK, *JOKERS) if c not in mine):
+        for body in (
+            {"action": "discard", "card": card},
+            {"action": "spread", "cards": [card, *mine[:2]]},
+        ):
+            r = client.act(table, tok, {**body, "version": view["version"], "command_id": uuid.uuid4().hex})
+            assert r.status_code in (400, 422), r.text
+            answers.setdefault(body["action"], set()).add(f"{r.status_code} {r.text.replace(card, '<card>')}")
+    assert client.view(table, tok).json()["version"] == view["version"], "a refused command changed the table"
+    assert {"stock", "bob", "cy"} <= set(where.values())
+    assert all("not in ann's hand" in b for bodies in answers.values() for b in bodies), answers
+    for action, bodies in answers.items():
+        assert len(bodies) == 1, f"{action}: the answer depends on where the card lies: {sorted(bodies)[:3]}"
 
 
 def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_server):
