@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, Router, get, post
 from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
 from litestar.types import ASGIApp
 
@@ -121,7 +122,7 @@ async def close_table(table_id: str, request: Request) -> ClosedTable:
 async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
     seat = _seat(request, table_id)
     if seat.startswith("@"):
-        raise TableError("only a seat's token can open a stream session")
+        raise Forbidden("only a seat's token can open a stream session; the host token has no seat to stream")
     token = bearer_token(request.headers, table_id)
     response = Response(content={"table": table_id, "seat": seat}, status_code=200)
     response.set_cookie(cookie_name(table_id), token, httponly=True, samesite="strict", path=f"/tables/{table_id}")
@@ -230,9 +231,18 @@ def create_app(config: ServiceConfig) -> Litestar:
         lifespan=[lifespan],
         state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
         request_max_body_size=config.max_body,
-        openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="tonk table service", version="1", openapi_router=Router("/schema", route_handlers=[], include_in_schema=False, before_request=_schema_not_found)
+        ),
         debug=False,
     )
+
+
+def _schema_not_found(request: Request) -> None:
+    """Litestar answers an unknown path under ``/schema`` with an HTML page of its own (its
+    catch-all ``/schema/{path}``); here it is the JSON ``not_found`` of every other route."""
+    if "path" in request.path_params:
+        raise NotFoundException()
 
 
 async def _turn_timer(tables: Tables, tick: float) -> None:
