@@ -4,7 +4,31 @@ and the commitment's worked example is the bytes the engine hashes."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from .conftest import Client, auth
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "http-api.md"
+
+
+def section(title: str) -> str:
+    """The text of the doc's section headed ``title`` (up to the next heading of its level or above)."""
+    text = DOC.read_text(encoding="utf-8")
+    level, _, name = title.partition(" ")
+    start = text.index(f"\n{title}\n")
+    end = re.compile(rf"^#{{1,{len(level)}}} ", re.M).search(text, start + len(title) + 2)
+    return text[start : end.start() if end else len(text)]
+
+
+def fenced(text: str, lang: str) -> list[str]:
+    """The bodies of the ``lang`` code blocks in ``text``."""
+    return re.findall(rf"^```{lang}\n(.*?)^```", text, re.M | re.S)
 
 
 def error_of(r, status: int, code: str, *words: str) -> dict:
@@ -36,3 +60,39 @@ def test_an_unknown_path_under_schema_is_the_json_404_of_every_other_route(clien
     for path in ("/schema", "/schema/swagger"):
         r = client.http.get(path)
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path
+
+
+# --- the commitment's bytes -------------------------------------------------------------------
+
+
+def worked_example() -> tuple[str, list[str], str]:
+    (block,) = fenced(section("### The commitment's bytes"), "text")
+    fields = dict(line.split(":", 1) for line in block.splitlines())
+    return fields["salt"].strip(), fields["deck"].split(), fields["commitment"].strip()
+
+
+def test_the_worked_example_of_the_commitment_is_the_bytes_the_doc_states():
+    from tonk.core.cards import STANDARD_DECK
+    from tonk.core.commitment import SALTED, expected_commitment
+
+    salt, deck, commitment = worked_example()
+    assert re.fullmatch("[0-9a-f]{64}", salt) and re.fullmatch("[0-9a-f]{64}", commitment)
+    assert sorted(deck) == sorted(STANDARD_DECK)  # a whole deck, each card once
+    # the bytes as the doc states them: the salt's 64 hex characters, 0x0a, the cards joined by 0x20
+    stated = salt.encode("ascii") + b"\x0a" + b"\x20".join(card.encode("utf-8") for card in deck)
+    assert hashlib.sha256(stated).hexdigest() == commitment
+    # ... are what the engine (and so tonk audit) computes
+    assert expected_commitment(SALTED, deck, salt) == commitment
+    # and the Python line of the doc says the same
+    (line,) = re.findall(r"^In Python: `(.*)`\.$", section("### The commitment's bytes"), re.M)
+    assert eval(line, {"hashlib": hashlib, "salt": salt, "deck": deck}) == commitment
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None or shutil.which("bash") is None, reason="needs bash and sha256sum")
+def test_the_shell_lines_of_the_worked_example_print_its_commitment():
+    (block,) = fenced(section("### The commitment's bytes"), "sh")
+    commands = [line[2:] for line in block.splitlines() if line.startswith("$ ")]
+    printed = [line for line in block.splitlines() if not line.startswith("$ ")]
+    run = subprocess.run(["bash", "-c", "\n".join(commands)], capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines() == printed
+    assert printed[0].split()[0] == worked_example()[2]
