@@ -11,6 +11,9 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
   --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
 * ``GET /ping``: a bare JSON endpoint (the ceiling in the service benchmark).
+* The web pages and the JSON only they need (``GET /variants``, ``GET /games/{id}/document``):
+  ``service/pages.py``.  Every route is in the OpenAPI document and in the routes table of
+  ``docs/http-api.md`` (``tests/service/test_http_api_doc.py`` compares them).
 """
 
 from __future__ import annotations

@@ -96,3 +96,41 @@ def test_the_shell_lines_of_the_worked_example_print_its_commitment():
     run = subprocess.run(["bash", "-c", "\n".join(commands)], capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == printed
     assert printed[0].split()[0] == worked_example()[2]
+
+
+# --- every route documented, every documented route served ----------------------------------------
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+ROUTE_ROW = re.compile(r"^\| `(" + "|".join(METHODS) + r") (/[^`\[ ]*)(?:\[[^`]*\])?` \|", re.M)
+
+
+def normal(path: str) -> str:
+    """A path with each parameter as ``{}`` (the doc says ``{id}``, OpenAPI ``{table_id}``)."""
+    return re.sub(r"\{[^}]*\}", "{}", path)
+
+
+def documented_routes() -> set[tuple[str, str]]:
+    """``(method, path)`` of each row of the routes table of docs/http-api.md."""
+    rows = ROUTE_ROW.findall(section("## Routes"))
+    assert len(rows) == len(set(rows)), "a route is in the table twice"
+    return {(method, normal(path)) for method, path in rows}
+
+
+def test_the_routes_table_lists_every_route_of_the_openapi_document_and_no_other(client: Client):
+    doc = client.http.get("/schema/openapi.json").json()
+    served = {(method.upper(), normal(path)) for path, ops in doc["paths"].items() for method in ops if method.upper() in METHODS}
+    documented = documented_routes()
+    assert len(served) > 10 and ("GET", "/games/{}") in served  # the pages too
+    assert not served - documented, f"served, but not in the routes table of docs/http-api.md: {sorted(served - documented)}"
+    assert not documented - served, f"in the routes table of docs/http-api.md, but not served: {sorted(documented - served)}"
+
+
+def test_the_openapi_document_leaves_out_no_route_of_the_app():
+    """Besides its own routes under /schema, every route the app has is in the OpenAPI document
+    (a handler marked ``include_in_schema=False`` would be served and undocumented)."""
+    from tonk.service.app import ServiceConfig, create_app
+
+    app = create_app(ServiceConfig(db=":memory:"))  # never started: no store is opened
+    routes = {(m, normal(r.path)) for r in app.routes for m in getattr(r, "methods", ()) if m in METHODS and not r.path.startswith("/schema")}
+    listed = {(m.upper(), normal(p)) for p, ops in app.openapi_schema.to_schema()["paths"].items() for m in ops if m.upper() in METHODS}
+    assert routes == listed
