@@ -22,13 +22,14 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Annotated, Any, AsyncIterator
 
 import msgspec
 from litestar import Litestar, Request, Response, Router, get, post
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
+from litestar.params import Parameter
 from litestar.types import ASGIApp
 
 from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
@@ -164,12 +165,12 @@ def _cli_json(data: Any) -> Response:
 
 
 @get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
-async def replay(game_id: str, request: Request, as_: str | None = None) -> Response:
+async def replay(game_id: str, request: Request, as_: Annotated[str | None, Parameter(query="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
 
     events = _ended_events(request, game_id)
-    viewer = request.query_params.get("as") or AUDITOR
+    viewer = as_ or AUDITOR
     try:
         doc = replay_document(game_id, viewer, events)
     except ReplayError as exc:

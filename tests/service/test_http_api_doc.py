@@ -313,3 +313,12 @@ def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(cl
         for method in {"GET", "POST", "PUT", "DELETE"} - methods:
             error_of(client.http.request(method, path), 405, "method_not_allowed", method)
     error_of(client.http.get("/tables/x/nothing"), 404, "not_found")
+
+
+def test_the_openapi_document_names_the_query_parameters_the_routes_read(client: Client):
+    """``?as=PLAYER`` of a replay and ``?after=SEQ`` of receipts, as the routes table writes them."""
+    doc = client.http.get("/schema/openapi.json").json()
+    for path, name in (("/games/{game_id}/replay", "as"), ("/tables/{table_id}/receipts", "after")):
+        query = [p["name"] for p in doc["paths"][path]["get"].get("parameters", []) if p["in"] == "query"]
+        assert query == [name], (path, query)
+    assert "[?as=PLAYER]" in table_rows("| route | token | answer |") and "[?after=SEQ]" in table_rows("| route | token | answer |")
