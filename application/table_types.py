@@ -32,18 +32,31 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     turn_timer: float | None = None
 
 
+class HandCommitment(msgspec.Struct, frozen=True):
+    """The commitment to the deck order of the hand in play (``core.commitment``): its
+    ``hand_dealt`` event's ``commitment`` and scheme.  Never the salt or the deck: those are
+    revealed when the hand ends."""
+
+    hand_no: int
+    scheme: str
+    commitment: str
+
+
 class CreatedTable(msgspec.Struct, frozen=True):
-    """The answer to a table's creation: the only time the tokens are shown."""
+    """The answer to a table's creation: the only time the tokens are shown; ``commitment``
+    is the first hand's (none when the game ended at its deal)."""
 
     table: str
     version: int
     tokens: dict[str, str]
     host_token: str
+    commitment: HandCommitment | None = None
 
 
 class SeatView(msgspec.Struct, frozen=True):
     """What one seat may see now: the engine's view, the legal actions when it is this seat's
-    turn, the event version to send with a command, and the last ended hand in full."""
+    turn, the event version to send with a command, the last ended hand in full, and the
+    commitment of the hand in play (none when no hand is in play)."""
 
     table: str
     seat: str
@@ -55,6 +68,7 @@ class SeatView(msgspec.Struct, frozen=True):
     view: PlayerView
     legal: list[Any]
     last_hand: dict[str, Any] | None = None
+    commitment: HandCommitment | None = None
 
 
 class CommandResult(msgspec.Struct, frozen=True):

@@ -63,6 +63,7 @@ from .table_types import (
     CommandResult,
     CreatedTable,
     Forbidden,
+    HandCommitment,
     SeatView,
     StaleVersion,
     TableError,
@@ -153,7 +154,7 @@ class Tables:
             self._stage(table, list(game.events))
             self._advance(table)
         self._keep(table)
-        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token)
+        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token, commitment=_commitment(table))
 
     # --- finding and loading -----------------------------------------------------------
     def table(self, table_id: str) -> Table:
@@ -309,6 +310,7 @@ class Tables:
             view=player_view(state, seat),
             legal=[msgspec.to_builtins(c) for c in legal],
             last_hand=_last_hand(table),
+            commitment=_commitment(table),
         )
 
     def items(self, table_id: str, viewer: str, after: int = 0) -> list[StreamItem]:
@@ -555,6 +557,20 @@ def _revealed_deal(events: list[Event], end_seq: int) -> dict[str, Any] | None:
     for i in range(end_seq - 2, -1, -1):
         if type(events[i]) is HandDealt:
             return event_view(events[i], AUDITOR)
+    return None
+
+
+def _commitment(table: Table) -> HandCommitment | None:
+    """The commitment of the hand in play (its ``hand_dealt``), without the salt or the deck."""
+    from ..core.commitment import PLAIN
+    from ..core.events import HandDealt
+
+    if not table.game.state.in_hand:
+        return None
+    for e in reversed(table.game.events):
+        if type(e) is HandDealt:
+            scheme = e.commitment_scheme if isinstance(e.commitment_scheme, str) else PLAIN
+            return HandCommitment(hand_no=e.hand_no, scheme=scheme, commitment=e.commitment)
     return None
 
 

@@ -128,6 +128,8 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         if diffs:
             for d in diffs:
                 lines.append(f"  [red]differs[/red] {safe(d)}")
+        elif not v.get("check", {}).get("compared"):
+            lines.append("  [yellow]nothing compared[/yellow]: the case has no expected block")
         else:
             lines.append("  [green]matches expected[/green]")
     flush()
@@ -166,7 +168,9 @@ def adjudicate_cmd(
     file: Path = typer.Argument(..., metavar="FILE", hidden=True),
     json_out: bool = typer.Option(False, "--json", help="Print {\"cases\": [...]} as JSON."),
     check: bool = typer.Option(
-        False, "--check", help="Compare each case with its expected block; exit 1 on any difference, or when no case could be checked (all skipped)."
+        False,
+        "--check",
+        help="Compare each case with its expected block; exit 1 on any difference, or when nothing was compared (every case skipped, or no expected block).",
     ),
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Only the case(s) with this id; repeatable."),
     variant_file: list[Path] = variant_file_option(),
@@ -176,6 +180,7 @@ def adjudicate_cmd(
     FILE is a hand-record JSON file: one case, or {"cases": [...]} (format: shared/cases/README.md).
     Cases are read and judged one at a time: each verdict is printed as it is made."""
     from ..application.adjudicate import adjudicate, compare, ruleset_loader
+    from ..core.adjudication import expectations
     from ..core.errors import HandRecordError
     from ..core.handrecord import stream_records
     from ..variants.registry import default_registry
@@ -186,7 +191,7 @@ def adjudicate_cmd(
     load_ruleset = ruleset_loader(registry)  # one built ruleset per (variants, options) of the file
     wanted = set(case)
     json_doc = _JsonCases() if json_out else None
-    n_cases = n_ok = n_skip = failures = errors = 0
+    n_cases = n_ok = n_skip = n_bare = failures = errors = 0  # n_bare: judged, nothing to compare
     broken: str | None = None
     cases = iter(stream)
     index = -1
@@ -214,9 +219,11 @@ def adjudicate_cmd(
             if v["status"] == "ok":
                 n_ok += 1
                 if check:
+                    compared = expectations(raw)
                     diffs = compare(v, raw)
-                    v["check"] = {"ok": not diffs, "differences": diffs}
+                    v["check"] = {"ok": (not diffs) if compared else None, "compared": compared, "differences": diffs}
                     failures += bool(diffs)
+                    n_bare += not compared
             elif v["status"] == "skipped":
                 n_skip += 1
             else:
@@ -239,7 +246,9 @@ def adjudicate_cmd(
     if not json_out:
         summary = f"\n{n_cases} case(s): {n_ok} adjudicated, {n_skip} skipped, {errors} malformed"
         if check:
-            summary += f"; {n_ok - failures} match expected, {failures} differ"
+            summary += f"; {n_ok - n_bare - failures} match expected, {failures} differ"
+            if n_bare:
+                summary += f", {n_bare} without expectations"
         console().print(summary)
     if errors:
         raise typer.Exit(2)
@@ -247,7 +256,13 @@ def adjudicate_cmd(
         what = f"all {n_skip} case(s) were skipped" if n_skip else "the file holds no case"
         err_console().print(f"check failed: nothing was checked ({what})", markup=False, soft_wrap=True)
         raise typer.Exit(1)
+    if check and n_bare == n_ok:
+        what = "no case has an expected block" if n_bare == n_cases else f"no adjudicated case has an expected block; {n_skip} skipped"
+        err_console().print(f"check failed: nothing compared: {what} (nor an action's expect)", markup=False, soft_wrap=True)
+        raise typer.Exit(1)
     if check and n_skip:
         err_console().print(f"note: {n_skip} of {n_cases} case(s) skipped, not checked", markup=False, soft_wrap=True)
+    if check and n_bare:
+        err_console().print(f"note: {n_bare} of {n_cases} case(s) have no expected block, not compared", markup=False, soft_wrap=True)
     if failures:
         raise typer.Exit(1)

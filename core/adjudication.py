@@ -192,6 +192,20 @@ def _ledger_key(ledger: list[dict]) -> Counter:
     return Counter((p.get("from"), p.get("to"), p.get("amount"), p.get("reason")) for p in ledger)
 
 
+def expectations(raw_case: Any) -> int:
+    """How many expectations :func:`compare` checks in a case: the keys of its ``expected``
+    block and the fields of its actions' ``expect`` (0: the case has nothing to compare)."""
+    if not isinstance(raw_case, dict):
+        return 0
+    expected = raw_case.get("expected")
+    n = len(expected) if isinstance(expected, dict) else 0
+    actions = raw_case.get("actions")
+    for a in actions if isinstance(actions, list) else []:
+        exp = a.get("expect") if isinstance(a, dict) else None
+        n += len(exp) if isinstance(exp, dict) else 0
+    return n
+
+
 def compare(verdict: dict[str, Any], raw_case: dict[str, Any]) -> list[str]:
     """Differences between a verdict and the case's ``expected`` block and per-action ``expect``."""
     diffs: list[str] = []

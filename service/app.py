@@ -11,6 +11,9 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
   --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
 * ``GET /ping``: a bare JSON endpoint (the ceiling in the service benchmark).
+* The web pages and the JSON only they need (``GET /variants``, ``GET /games/{id}/document``):
+  ``service/pages.py``.  Every route is in the OpenAPI document and in the routes table of
+  ``docs/http-api.md`` (``tests/service/test_http_api_doc.py`` compares them).
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Annotated, Any, AsyncIterator
 
 import msgspec
-from litestar import Litestar, Request, Response, get, post
+from litestar import Litestar, Request, Response, Router, get, post
 from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
+from litestar.params import Parameter
 from litestar.types import ASGIApp
 
 from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
@@ -121,7 +126,7 @@ async def close_table(table_id: str, request: Request) -> ClosedTable:
 async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
     seat = _seat(request, table_id)
     if seat.startswith("@"):
-        raise TableError("only a seat's token can open a stream session")
+        raise Forbidden("only a seat's token can open a stream session; the host token has no seat to stream")
     token = bearer_token(request.headers, table_id)
     response = Response(content={"table": table_id, "seat": seat}, status_code=200)
     response.set_cookie(cookie_name(table_id), token, httponly=True, samesite="strict", path=f"/tables/{table_id}")
@@ -160,12 +165,12 @@ def _cli_json(data: Any) -> Response:
 
 
 @get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
-async def replay(game_id: str, request: Request, as_: str | None = None) -> Response:
+async def replay(game_id: str, request: Request, as_: Annotated[str | None, Parameter(query="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
 
     events = _ended_events(request, game_id)
-    viewer = request.query_params.get("as") or AUDITOR
+    viewer = as_ or AUDITOR
     try:
         doc = replay_document(game_id, viewer, events)
     except ReplayError as exc:
@@ -230,9 +235,18 @@ def create_app(config: ServiceConfig) -> Litestar:
         lifespan=[lifespan],
         state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
         request_max_body_size=config.max_body,
-        openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),
+        openapi_config=OpenAPIConfig(
+            title="tonk table service", version="1", openapi_router=Router("/schema", route_handlers=[], include_in_schema=False, before_request=_schema_not_found)
+        ),
         debug=False,
     )
+
+
+def _schema_not_found(request: Request) -> None:
+    """Litestar answers an unknown path under ``/schema`` with an HTML page of its own (its
+    catch-all ``/schema/{path}``); here it is the JSON ``not_found`` of every other route."""
+    if "path" in request.path_params:
+        raise NotFoundException()
 
 
 async def _turn_timer(tables: Tables, tick: float) -> None:

@@ -37,17 +37,17 @@ def _page(name: str, replace: dict[str, str] | None = None) -> Response:
     return Response(content=text, media_type=_TYPES[".html"], headers=_HEADERS)
 
 
-@get("/", summary="The lobby (HTML)", include_in_schema=False)
+@get("/", summary="The lobby (HTML)")
 async def lobby_page() -> Response:
     return _page("lobby.html")
 
 
-@get("/play/{table_id:str}", summary="A seat's table (HTML)", include_in_schema=False)
+@get("/play/{table_id:str}", summary="A seat's table (HTML)")
 async def table_page(table_id: str) -> Response:
     return _page("table.html")
 
 
-@get("/games/{game_id:str}", summary="The replay viewer of an ended game (HTML)", include_in_schema=False)
+@get("/games/{game_id:str}", summary="The replay viewer of an ended game (HTML)")
 async def replay_page(game_id: str) -> Response:
     from urllib.parse import quote
 
@@ -59,7 +59,7 @@ async def replay_page(game_id: str) -> Response:
     )
 
 
-@get("/static/{name:str}", summary="A static file of the web pages", include_in_schema=False)
+@get("/static/{name:str}", summary="A static file of the web pages")
 async def static_file(name: str) -> Response:
     if name not in _static_names():
         raise UnknownTable(f"no static file {name!r}")

@@ -144,6 +144,47 @@ def test_check_with_some_cases_skipped_says_so(tmp_path):
     assert "1 of 2 case(s) skipped, not checked" in result.stderr
 
 
+def _without_expectations(case):
+    case.pop("expected", None)
+    for a in case.get("actions", []):
+        a.pop("expect", None)
+
+
+def test_check_with_no_expected_block_anywhere_fails(tmp_path):
+    """Cases judged but none with an ``expected`` block or an action's ``expect``: nothing was
+    compared, so the check fails (it once said "2 match expected" and exited 0)."""
+    doc = copy.deepcopy(DOC)
+    for c in doc["cases"]:
+        _without_expectations(c)
+    path = _write(tmp_path, json.dumps(doc))
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 1, result.output
+    assert "nothing compared: no case has an expected block" in result.stderr
+    assert "match expected" not in result.stdout.replace("0 match expected", "")
+    assert "2 without expectations" in result.stdout
+    result = runner.invoke(app, ["adjudicate", str(path), "--check", "--json"])
+    assert result.exit_code == 1, result.output
+    assert "nothing compared: no case has an expected block" in result.stderr
+    checks = [c["check"] for c in json.loads(result.stdout)["cases"]]
+    assert checks == [{"ok": None, "compared": 0, "differences": []}] * 2
+    # without --check nothing was claimed, so nothing fails
+    assert runner.invoke(app, ["adjudicate", str(path)]).exit_code == 0
+
+
+def test_check_with_some_cases_without_expectations_says_so(tmp_path):
+    doc = _with_case(_without_expectations)
+    path = _write(tmp_path, json.dumps(doc))
+    result = runner.invoke(app, ["adjudicate", str(path), "--check"])
+    assert result.exit_code == 0, result.output
+    assert "1 match expected, 0 differ, 1 without expectations" in result.stdout
+    assert "1 of 2 case(s) have no expected block, not compared" in result.stderr
+    result = runner.invoke(app, ["adjudicate", str(path), "--check", "--json"])
+    assert result.exit_code == 0, result.output
+    first, second = (c["check"] for c in json.loads(result.stdout)["cases"])
+    assert first["ok"] is True and first["compared"] > 0
+    assert second == {"ok": None, "compared": 0, "differences": []}
+
+
 # --- streaming -----------------------------------------------------------------------------------
 
 
