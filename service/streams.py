@@ -122,8 +122,7 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                 if items:
                     await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
                     sent = items[-1].seq
-                now = tables.table(table_id)  # the cached fold may have been folded again (another node)
-                if now.game.state.game_over and (not spectator or sent >= now.version):
+                if _finished(tables, table_id, viewer, sent):
                     break
         finally:
             disconnected.cancel()
@@ -134,6 +133,13 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
         sub.dropped = True
     finally:
         table.listeners.discard(sub)
+
+
+def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
+    """Whether the game has ended and the stream has sent all of it: events stored while the
+    last write was under way (the game's end among them) are still to be sent."""
+    now = tables.table(table_id)  # the cached fold may have been folded again (another node)
+    return now.game.state.game_over and sent >= now.version
 
 
 async def _write(send, body: bytes, timeout: float) -> None:

@@ -173,3 +173,95 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
     took, listeners, sent = asyncio.run(scenario())
     assert took < 2 and not listeners
     assert sent[0]["status"] == 200 and not any(m.get("more_body") is False for m in sent)  # left unfinished: the server closes it
+
+
+def _parse_sse(body: bytes) -> list[dict]:
+    """The messages of a stream's bytes (comments skipped), ``data`` decoded."""
+    import json
+
+    out = []
+    for block in body.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":"))
+        if fields:
+            fields["data"] = json.loads(fields["data"]) if "data" in fields else None
+            out.append(fields)
+    return out
+
+
+def _play_one(tables, table_id: str, seats: list[str], rng: random.Random, knock: bool = True) -> bool:
+    """One random legal command by the seat to act (``knock=False``: not a knock, when
+    another is legal); False when the game has ended."""
+    for seat in seats:
+        view = tables.view(table_id, seat)
+        if view.status == "ended":
+            return False
+        if view.legal:
+            legal = dict(rng.choice([c for c in view.legal if knock or c["action"] != "knock"] or view.legal))
+            action = legal.pop("action")
+            legal.pop("player", None)
+            fields = {k: v for k, v in legal.items() if v not in (None, {})}
+            tables.act(table_id, seat, action, fields, view.version, f"c{view.version}")
+            return True
+    raise AssertionError("no seat may act and the game has not ended")
+
+
+def _table_with_a_turn(tables, **settings):
+    from tonk.application.table_types import TableSettings
+
+    for _ in range(20):  # a secure shuffle can end the first hand at the deal (an initial tonk)
+        created = tables.create(TableSettings(**settings))
+        if any(tables.view(created.table, s).legal for s in created.tokens):
+            return created
+    raise AssertionError("20 tables in a row ended their first hand at the deal")
+
+
+def test_events_stored_while_a_write_is_under_way_reach_the_stream_up_to_the_games_end(tmp_path):
+    """Finding 5 of issue 18: the last events of a game were stored while the stream was
+    writing the events before them; once the write was done the game was over, and the
+    stream ended without sending them.  Here the game is played on, to its end, inside the
+    stream's second write."""
+    import asyncio
+
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    async def scenario():
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            created = _table_with_a_turn(tables, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=1)
+            seats, rng = list(created.tokens), random.Random(3)
+            body = bytearray()
+            writes = 0
+            ended = asyncio.Event()
+
+            async def send(message):
+                nonlocal writes
+                if message["type"] != "http.response.body":
+                    return
+                body.extend(message.get("body", b""))
+                if not message.get("more_body"):
+                    ended.set()
+                    return
+                writes += 1
+                if writes == 1:  # the snapshot: one command (a draw: the game goes on) is stored while it is written
+                    assert _play_one(tables, created.table, seats, rng, knock=False)
+                elif writes == 2:  # that command's events: the rest of the game while they are written
+                    while _play_one(tables, created.table, seats, rng):
+                        pass
+                await asyncio.sleep(0)
+
+            async def receive():
+                await ended.wait()
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(keepalive=0.2), created.table, "ann", None)
+            await asyncio.wait_for(app({}, receive, send), 30)  # a safety net: the stream ends by itself
+            return _parse_sse(bytes(body)), list(store.records(created.table)), ended.is_set()
+
+    messages, stored, ended = asyncio.run(scenario())
+    assert ended and messages[0]["event"] == "snapshot"
+    start = messages[0]["data"]["version"]
+    seqs = [m["data"]["seq"] for m in messages[1:]]
+    assert seqs == list(range(start + 1, len(stored) + 1))
+    assert messages[-1]["event"] == "game_ended" == stored[-1].type
