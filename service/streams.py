@@ -75,7 +75,6 @@ def stream_app(tables, config, table_id: str, viewer: str, after: int | None):
 
 
 async def _stream(tables, config, table_id: str, viewer: str, after: int | None, receive, send) -> None:
-    spectator = viewer == SPECTATOR
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -87,52 +86,57 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                 "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")],
             }
         )
-        # nothing is awaited between subscribing and reading the backlog: no event can slip between
-        if after is None:
-            if spectator:
-                sent = tables.spectator_horizon(table_id)
-                first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
-                chunks = [_message("snapshot", first, sent)]
-                chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
-            else:
-                view = tables.view(table_id, viewer)
-                sent = view.version
-                chunks = [_message("snapshot", view, sent)]
-        else:
-            items = tables.items(table_id, viewer, after)
-            chunks = [_message(i.event["type"], i, i.seq) for i in items]
-            sent = items[-1].seq if items else after
-        await _write(send, b"".join(chunks) if chunks else b": resumed\n\n", config.write_timeout)
+        # subscribed before the backlog is read: an event stored from here on is in the backlog, or
+        # noticed, or both (``sent`` keeps it from being sent twice)
+        opening, sent = _opening(tables, table_id, viewer, after)
+        await _write(send, opening, config.write_timeout)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         try:
             while not disconnected.done():
-                getter = asyncio.ensure_future(sub.queue.get())
-                done, _ = await asyncio.wait({getter, disconnected}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                    if disconnected.done():
-                        break
-                    await _write(send, b": keep-alive\n\n", config.write_timeout)
-                    continue
-                if sub.dropped:
-                    break
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
+                # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
                     await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
                     sent = items[-1].seq
-                if _finished(tables, table_id, viewer, sent):
+                if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
+                getter = asyncio.ensure_future(sub.queue.get())
+                done, _ = await asyncio.wait({getter, disconnected}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
+                if not done:
+                    await _write(send, b": keep-alive\n\n", config.write_timeout)
+                getter.cancel()
+                while not sub.queue.empty():
+                    sub.queue.get_nowait()
         finally:
             disconnected.cancel()
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        await asyncio.wait_for(send({"type": "http.response.body", "body": b"", "more_body": False}), config.write_timeout)
     except (asyncio.TimeoutError, OSError):
         # a client that stopped reading: returning with the response unfinished makes the
         # server close the connection
         sub.dropped = True
     finally:
         table.listeners.discard(sub)
+
+
+def _opening(tables, table_id: str, viewer: str, after: int | None) -> tuple[bytes, int]:
+    """The stream's first write and the seq it brings the viewer to: a fresh stream's snapshot
+    (a spectator's followed by the game up to the horizon), or a resumed stream's backlog after
+    seq ``after``.  Read without an await: nothing can be stored in between."""
+    if after is None:
+        if viewer == SPECTATOR:
+            sent = tables.spectator_horizon(table_id)
+            table = tables.table(table_id)
+            first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
+            chunks = [_message("snapshot", first, sent)]
+            chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
+        else:
+            view = tables.view(table_id, viewer)
+            sent = view.version
+            chunks = [_message("snapshot", view, sent)]
+        return b"".join(chunks), sent
+    items = tables.items(table_id, viewer, after)
+    chunks = [_message(i.event["type"], i, i.seq) for i in items]
+    return (b"".join(chunks) if chunks else b": resumed\n\n"), (items[-1].seq if items else after)
 
 
 def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:

@@ -265,3 +265,29 @@ def test_events_stored_while_a_write_is_under_way_reach_the_stream_up_to_the_gam
     seqs = [m["data"]["seq"] for m in messages[1:]]
     assert seqs == list(range(start + 1, len(stored) + 1))
     assert messages[-1]["event"] == "game_ended" == stored[-1].type
+
+
+def test_a_stream_opened_or_resumed_after_the_game_ended_sends_the_rest_and_ends(server, client: Client):
+    """A stream to an ended game (EventSource reconnects after the server ends a stream) sends
+    what the viewer has not seen and ends, instead of staying open on a game that is over."""
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    gid, ann = created["table"], created["tokens"]["ann"]
+    play_until_over(client, created, random.Random(4))
+    total = len(records(server, gid))
+    opened = {
+        "fresh": SSE(f"{server.url}/tables/{gid}/events", auth(ann)),
+        "resumed": SSE(f"{server.url}/tables/{gid}/events", {**auth(ann), "Last-Event-ID": "1"}),
+        "caught up": SSE(f"{server.url}/tables/{gid}/events", {**auth(ann), "Last-Event-ID": str(total)}),
+        "spectator": SSE(f"{server.url}/tables/{gid}/spectate"),
+        "spectator resumed": SSE(f"{server.url}/tables/{gid}/spectate", {"Last-Event-ID": "2"}),
+    }
+    for s in opened.values():
+        s.wait_for(lambda s: s.ended, timeout=60)  # a safety net: the stream ends by itself
+    assert [m["event"] for m in opened["fresh"].messages] == ["snapshot"]
+    assert opened["fresh"].messages[0]["data"]["status"] == "ended"
+    assert [m["data"]["seq"] for m in opened["resumed"].messages] == list(range(2, total + 1))
+    assert opened["caught up"].messages == []
+    assert [m["data"]["seq"] for m in opened["spectator"].events()] == list(range(1, total + 1))
+    assert [m["data"]["seq"] for m in opened["spectator resumed"].messages] == list(range(3, total + 1))
+    for s in opened.values():
+        s.close()
