@@ -291,3 +291,23 @@ def test_a_stream_opened_or_resumed_after_the_game_ended_sends_the_rest_and_ends
     assert [m["data"]["seq"] for m in opened["spectator resumed"].messages] == list(range(3, total + 1))
     for s in opened.values():
         s.close()
+
+
+def test_events_another_node_stored_reach_this_nodes_streams_also_when_a_read_folded_them_first(tmp_path):
+    """Two nodes on one store: node b's streams learn of node a's appends from ``catch_up``.
+    A read on node b (a view, a command) that folds the table again before ``catch_up`` runs
+    must not make ``catch_up`` take those events for b's own, told already."""
+    from tonk.application.tables import Tables
+
+    with EventStore.open(tmp_path / "s.db", create=True) as store_a, EventStore.open(tmp_path / "s.db") as store_b:
+        a, b = Tables(store_a), Tables(store_b)
+        created = _table_with_a_turn(a, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=1)
+        gid, seats, rng = created.table, list(created.tokens), random.Random(8)
+        told: list[int] = []
+        b.table(gid).listeners.add(lambda table, first, events: told.append(first + len(events) - 1))
+        b.catch_up()
+        while _play_one(a, gid, seats, rng):  # node a plays the game to its end
+            b.view(gid, "ann")  # a read on node b sees a's events first
+            b.catch_up()
+            assert told and told[-1] == a.table(gid).version
+        assert told[-1] == len(store_a.read(gid))
