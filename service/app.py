@@ -32,7 +32,7 @@ from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
-from .streams import last_event_id, stream_app
+from .streams import resume_after, stream_app
 
 
 @dataclass
@@ -134,14 +134,14 @@ async def seat_events(table_id: str, request: Request) -> ASGIApp:
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
-    after = last_event_id(request.headers, tables.table(table_id).version)
+    after = resume_after(tables, table_id, seat, request.headers)
     return stream_app(tables, request.app.state.config, table_id, seat, after)
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
-    after = last_event_id(request.headers, tables.spectator_horizon(table_id))
+    after = resume_after(tables, table_id, SPECTATOR, request.headers)
     return stream_app(tables, request.app.state.config, table_id, SPECTATOR, after)
 
 

@@ -64,6 +64,14 @@ def last_event_id(headers, version: int) -> int | None:
     return after
 
 
+def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
+    """The seq a resuming ``viewer`` saw last (``Last-Event-ID``), checked against the store's
+    version (or the spectators' horizon in it), not against a cached fold that another node's
+    appends have not reached yet; ``None`` for a fresh stream."""
+    table = tables.fresh(table_id)
+    return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
+
+
 def stream_app(tables, config, table_id: str, viewer: str, after: int | None):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
     fresh (``after`` None) or resumed after seq ``after``; auth is checked before it is made."""

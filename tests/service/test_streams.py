@@ -311,3 +311,25 @@ def test_events_another_node_stored_reach_this_nodes_streams_also_when_a_read_fo
             b.catch_up()
             assert told and told[-1] == a.table(gid).version
         assert told[-1] == len(store_a.read(gid))
+
+
+def test_a_stream_resumes_on_a_node_whose_fold_is_behind_the_store(tmp_path):
+    """A client resuming on node b with the id of an event node a stored, before b's
+    ``catch_up`` has read it: the Last-Event-ID is checked against the store, not against
+    b's cached fold (which would refuse it as beyond the table's version: a 400 on which
+    EventSource gives up for good)."""
+    from tonk.application.table_types import SPECTATOR
+    from tonk.application.tables import Tables
+    from tonk.service.streams import resume_after
+
+    with EventStore.open(tmp_path / "s.db", create=True) as store_a, EventStore.open(tmp_path / "s.db") as store_b:
+        a, b = Tables(store_a), Tables(store_b)
+        created = _table_with_a_turn(a, seats=["ann", "bob"], hand_limit=1)
+        gid, rng = created.table, random.Random(6)
+        b.table(gid)  # node b has the table folded
+        while _play_one(a, gid, list(created.tokens), rng):
+            pass
+        last = a.table(gid).version
+        assert resume_after(b, gid, "ann", {"last-event-id": str(last)}) == last
+        assert resume_after(b, gid, SPECTATOR, {"last-event-id": str(last)}) == last
+        assert resume_after(b, gid, "ann", {}) is None
