@@ -47,6 +47,7 @@ class ServiceConfig:
     timer_tick: float = 0.25
     durable: bool = True
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
+    shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -135,14 +136,14 @@ async def seat_events(table_id: str, request: Request) -> ASGIApp:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
     after = resume_after(tables, table_id, seat, request.headers)
-    return stream_app(tables, request.app.state.config, table_id, seat, after)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after)
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
-    return stream_app(tables, request.app.state.config, table_id, SPECTATOR, after)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, SPECTATOR, after)
 
 
 def _ended_events(request: Request, game_id: str) -> list:
@@ -202,7 +203,9 @@ async def ping() -> dict[str, bool]:
 
 
 def create_app(config: ServiceConfig) -> Litestar:
-    """The service over the store at ``config.db`` (opened at start-up, closed at shut-down)."""
+    """The service over the store at ``config.db`` (opened at start-up, closed at shut-down).
+    ``app.state.stopping`` is set when the server starts to stop (``service.server``): every
+    open stream then says so to its client and ends."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -217,6 +220,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         try:
             yield
         finally:
+            app.state.stopping.set()  # (the server sets it first, when it starts to stop)
             timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
@@ -228,7 +232,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
-        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
+        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst), "stopping": asyncio.Event()}),
         request_max_body_size=config.max_body,
         openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),
         debug=False,

@@ -6,7 +6,13 @@ see it (``core.views``), one SSE message per event: ``id`` = the event's seq,
 ``event`` = its type, ``data`` = ``{"seq", "hash", "event"}`` (a ``hand_ended``
 also carries the hand's ``deal`` revealed in full).  With ``Last-Event-ID`` the
 stream resumes after that seq, without a snapshot, a gap or a duplicate.
-A comment line keeps the connection alive every ``keepalive`` seconds.
+A comment line keeps the connection alive every ``keepalive`` seconds.  A
+stream ends by itself once the game has ended and all of it is sent.
+
+When the server stops (SIGTERM, SIGINT: ``service.server``) every stream sends
+what is left, then a ``shutdown`` message with a ``retry:`` field (no ``id``, so
+the client's last event id stays the last event's), and ends: an EventSource
+reconnects by itself, with ``Last-Event-ID``, once a server is back.
 
 Spectators (no token) see no hidden card: events arrive only once the hand
 they belong to has ended.
@@ -27,6 +33,9 @@ import msgspec
 from ..application.table_types import SPECTATOR, TableError
 
 _enc = msgspec.json.Encoder()
+
+#: the reconnection delay a ``shutdown`` message asks of EventSource clients (milliseconds)
+RETRY_AFTER_SHUTDOWN_MS = 1000
 
 
 def _message(event: str, data: Any, id: int | None = None) -> bytes:
@@ -72,17 +81,25 @@ def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
     return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
 
 
-def stream_app(tables, config, table_id: str, viewer: str, after: int | None):
+def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
-    fresh (``after`` None) or resumed after seq ``after``; auth is checked before it is made."""
+    fresh (``after`` None) or resumed after seq ``after``, until the game is over, the client
+    goes, or ``stopping`` is set (the server stops); auth is checked before it is made."""
 
     async def app(scope, receive, send) -> None:
-        await _stream(tables, config, table_id, viewer, after, receive, send)
+        await _stream(tables, config, stopping, table_id, viewer, after, receive, send)
 
     return app
 
 
-async def _stream(tables, config, table_id: str, viewer: str, after: int | None, receive, send) -> None:
+def shutdown_message(sent: int) -> bytes:
+    """The last message of a stream the server ends because it stops: no ``id`` (the client
+    resumes after the last event it got), a ``retry:`` delay, and what to do in the data."""
+    data = {"reason": "the server is stopping", "reconnect": "with Last-Event-ID, once the server is back", "last_event_id": sent, "retry_ms": RETRY_AFTER_SHUTDOWN_MS}
+    return f"retry: {RETRY_AFTER_SHUTDOWN_MS}\n".encode() + _message("shutdown", data)
+
+
+async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send) -> None:
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -99,6 +116,7 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
         opening, sent = _opening(tables, table_id, viewer, after)
         await _write(send, opening, config.write_timeout)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        stop = asyncio.ensure_future(stopping.wait())
         try:
             while not disconnected.done():
                 # every wake-up reads what is new (a notice is only a hint that something is)
@@ -108,8 +126,11 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                     sent = items[-1].seq
                 if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
+                if stopping.is_set():  # bounded well inside the server's graceful shutdown
+                    await _write(send, shutdown_message(sent), min(config.write_timeout, config.shutdown_timeout / 2))
+                    break
                 getter = asyncio.ensure_future(sub.queue.get())
-                done, _ = await asyncio.wait({getter, disconnected}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait({getter, disconnected, stop}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
                 if not done:
                     await _write(send, b": keep-alive\n\n", config.write_timeout)
                 getter.cancel()
@@ -117,7 +138,9 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                     sub.queue.get_nowait()
         finally:
             disconnected.cancel()
-        await asyncio.wait_for(send({"type": "http.response.body", "body": b"", "more_body": False}), config.write_timeout)
+            stop.cancel()
+        ending = min(config.write_timeout, config.shutdown_timeout / 2) if stopping.is_set() else config.write_timeout
+        await asyncio.wait_for(send({"type": "http.response.body", "body": b"", "more_body": False}), ending)
     except (asyncio.TimeoutError, OSError):
         # a client that stopped reading: returning with the response unfinished makes the
         # server close the connection

@@ -165,7 +165,7 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
                 await asyncio.sleep(3600)
                 return {"type": "http.disconnect"}
 
-            app = stream_app(tables, ServiceConfig(write_timeout=0.3), created.table, "ann", None)
+            app = stream_app(tables, ServiceConfig(write_timeout=0.3), asyncio.Event(), created.table, "ann", None)
             t0 = time.monotonic()
             await asyncio.wait_for(app({}, receive, stalled_send), 5)
             return time.monotonic() - t0, table.listeners, sent
@@ -255,7 +255,7 @@ def test_events_stored_while_a_write_is_under_way_reach_the_stream_up_to_the_gam
                 await ended.wait()
                 return {"type": "http.disconnect"}
 
-            app = stream_app(tables, ServiceConfig(keepalive=0.2), created.table, "ann", None)
+            app = stream_app(tables, ServiceConfig(keepalive=0.2), asyncio.Event(), created.table, "ann", None)
             await asyncio.wait_for(app({}, receive, send), 30)  # a safety net: the stream ends by itself
             return _parse_sse(bytes(body)), list(store.records(created.table)), ended.is_set()
 
