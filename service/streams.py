@@ -15,7 +15,8 @@ the client's last event id stays the last event's), and ends: an EventSource
 reconnects by itself, with ``Last-Event-ID``, once a server is back.
 
 Spectators (no token) see no hidden card: events arrive only once the hand
-they belong to has ended.
+they belong to has ended.  Their snapshot (the players, the status, the
+horizon) holds no state and has no ``id``: the game up to the horizon follows it.
 
 Bounded resources: each stream has a bounded queue; a client that stops
 reading (its queue overflows, or a write does not complete within
@@ -158,7 +159,9 @@ def _opening(tables, table_id: str, viewer: str, after: int | None) -> tuple[byt
             sent = tables.spectator_horizon(table_id)
             table = tables.table(table_id)
             first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
-            chunks = [_message("snapshot", first, sent)]
+            # no id: the events up to the horizon follow it, and a client that leaves before
+            # they come must not resume after them
+            chunks = [_message("snapshot", first)]
             chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
         else:
             view = tables.view(table_id, viewer)

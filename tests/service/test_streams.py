@@ -333,3 +333,28 @@ def test_a_stream_resumes_on_a_node_whose_fold_is_behind_the_store(tmp_path):
         assert resume_after(b, gid, "ann", {"last-event-id": str(last)}) == last
         assert resume_after(b, gid, SPECTATOR, {"last-event-id": str(last)}) == last
         assert resume_after(b, gid, "ann", {}) is None
+
+
+def test_a_spectator_who_leaves_after_the_snapshot_resumes_without_missing_the_game(server, client: Client):
+    """A spectator's snapshot is no state, only the table's players and status: the game's
+    events up to the horizon follow it.  A client that leaves after the snapshot and comes
+    back as EventSource does (``Last-Event-ID``: the last id it got, if any) gets all of them."""
+    import httpx
+
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    gid = created["table"]
+    play_until_over(client, created, random.Random(12))
+    total = len(records(server, gid))
+    with httpx.Client(timeout=30) as http:
+        with http.stream("GET", f"{server.url}/tables/{gid}/spectate") as r:
+            head = []
+            for line in r.iter_lines():
+                if not line:
+                    break
+                head.append(line)
+    assert "event: snapshot" in head
+    last_ids = [line[4:] for line in head if line.startswith("id: ")]
+    again = SSE(f"{server.url}/tables/{gid}/spectate", {"Last-Event-ID": last_ids[-1]} if last_ids else {})
+    again.wait_for(lambda s: s.ended, timeout=60)
+    assert [m["data"]["seq"] for m in again.events()] == list(range(1, total + 1))
+    again.close()
