@@ -27,6 +27,7 @@ as JSON; the stream itself is an ASGI app, so the server controls every write.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import msgspec
@@ -115,7 +116,8 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
         # subscribed before the backlog is read: an event stored from here on is in the backlog, or
         # noticed, or both (``sent`` keeps it from being sent twice)
         opening, sent = _opening(tables, table_id, viewer, after)
-        await _write(send, opening, config.write_timeout)
+        write = functools.partial(_write, send, config, stopping)
+        await write(opening)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         stop = asyncio.ensure_future(stopping.wait())
         try:
@@ -123,25 +125,24 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
                 # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
-                    await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
+                    await write(b"".join(_message(i.event["type"], i, i.seq) for i in items))
                     sent = items[-1].seq
                 if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
-                if stopping.is_set():  # bounded well inside the server's graceful shutdown
-                    await _write(send, shutdown_message(sent), min(config.write_timeout, config.shutdown_timeout / 2))
+                if stopping.is_set():
+                    await write(shutdown_message(sent))
                     break
                 getter = asyncio.ensure_future(sub.queue.get())
                 done, _ = await asyncio.wait({getter, disconnected, stop}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
                 if not done:
-                    await _write(send, b": keep-alive\n\n", config.write_timeout)
+                    await write(b": keep-alive\n\n")
                 getter.cancel()
                 while not sub.queue.empty():
                     sub.queue.get_nowait()
         finally:
             disconnected.cancel()
             stop.cancel()
-        ending = min(config.write_timeout, config.shutdown_timeout / 2) if stopping.is_set() else config.write_timeout
-        await asyncio.wait_for(send({"type": "http.response.body", "body": b"", "more_body": False}), ending)
+        await write(b"", more=False)
     except (asyncio.TimeoutError, OSError):
         # a client that stopped reading: returning with the response unfinished makes the
         # server close the connection
@@ -180,8 +181,25 @@ def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
     return now.game.state.game_over and sent >= now.version
 
 
-async def _write(send, body: bytes, timeout: float) -> None:
-    await asyncio.wait_for(send({"type": "http.response.body", "body": body, "more_body": True}), timeout)
+async def _write(send, config, stopping: asyncio.Event, body: bytes, more: bool = True) -> None:
+    """Send ``body``; :class:`asyncio.TimeoutError` when the client does not take it within
+    ``config.write_timeout`` or, once the server stops, within half its shutdown timeout (so
+    a stream ends by itself before the server would cut it off)."""
+    sending = asyncio.ensure_future(send({"type": "http.response.body", "body": body, "more_body": more}))
+    try:
+        if not stopping.is_set():
+            stop = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({sending, stop}, timeout=config.write_timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+        if not sending.done() and stopping.is_set():
+            await asyncio.wait({sending}, timeout=min(config.write_timeout, config.shutdown_timeout / 2))
+        if not sending.done():
+            raise asyncio.TimeoutError
+        sending.result()
+    finally:
+        sending.cancel()
 
 
 async def _wait_disconnect(receive) -> None:

@@ -358,3 +358,40 @@ def test_a_spectator_who_leaves_after_the_snapshot_resumes_without_missing_the_g
     again.wait_for(lambda s: s.ended, timeout=60)
     assert [m["data"]["seq"] for m in again.events()] == list(range(1, total + 1))
     again.close()
+
+
+def test_a_stalled_stream_ends_by_itself_soon_after_the_server_starts_to_stop(tmp_path):
+    """A client that takes no write while the server stops: its stream gives up after half
+    the shutdown timeout, however long the write timeout, so the server never has to cancel
+    it (uvicorn would log the cancelled stream as an exception in the application)."""
+    import asyncio
+
+    from tonk.application.table_types import TableSettings
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    async def scenario():
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            created = tables.create(TableSettings(seats=["ann", "bob"]))
+            stopping = asyncio.Event()
+            writing = asyncio.Event()
+
+            async def stalled_send(message):
+                if message.get("type") == "http.response.body":
+                    writing.set()
+                    await asyncio.sleep(3600)  # the client never takes the bytes
+
+            async def receive():
+                await asyncio.sleep(3600)
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(write_timeout=3600, shutdown_timeout=0.5), stopping, created.table, "ann", None)
+            running = asyncio.ensure_future(app({}, receive, stalled_send))
+            await writing.wait()
+            stopping.set()
+            await asyncio.wait_for(running, 60)  # a safety net: it ends within the shutdown timeout
+            return tables.table(created.table).listeners
+
+    assert not asyncio.run(scenario())
