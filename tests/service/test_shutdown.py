@@ -86,6 +86,7 @@ def test_a_signal_ends_every_open_stream_and_the_server_exits_cleanly(start_serv
     player.join(EXIT_WAIT)
     log = server.log()
     assert "Traceback" not in log and "Exception in ASGI" not in log, log
+    assert "Application shutdown complete" in log, log  # the lifespan's shutdown ran: timer, follower, store closed
     for s in streams:
         s.wait_for(lambda s: s.ended, timeout=EXIT_WAIT)
         last = s.messages[-1]
