@@ -24,8 +24,9 @@ through :meth:`Tables.catch_up`, which reads the store's global order after the
 last position it saw (the service calls it after each ``NOTIFY`` hint or poll).
 
 Every method is synchronous and meant to be called from one thread (the
-service's event loop); listeners are called after each append (this node's,
-or another node's once :meth:`Tables.catch_up` has seen it).
+service's event loop); listeners are told of every event exactly when the
+node's fold first holds it: after this node's append, or when a fold reads
+another node's (:meth:`Tables.catch_up`, or a read that folds the table again).
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ class Tables:
         self._cache: OrderedDict[str, Table] = OrderedDict()  # least recently used first
         self.cache_limit = CACHE_LIMIT
         self._listeners: dict[str, set[Listener]] = {}  # per table id: outlives a cached Table
+        self._told: dict[str, int] = {}  # per table id: the last seq its listeners were told of
         self._load_ruleset = ruleset_loader()  # each (variants, options) built once
         self.position = store.last_position()  # the global order, read up to here by catch_up
 
@@ -198,17 +200,22 @@ class Tables:
 
     def _caught_up(self, game_id: str, seq: int) -> None:
         cached = self._cache.get(game_id)
-        listeners = self._listeners.get(game_id)
-        if cached is None and not listeners:
+        if cached is None and not self._listeners.get(game_id):
             return
-        before = cached.version if cached is not None else 0
-        if seq <= before:
-            return  # appended here: the listeners were told then
+        if cached is not None and seq <= cached.version:
+            return  # in the fold already (appended here, or folded by a read): the listeners were told then
         self._cache.pop(game_id, None)
-        table = self.table(game_id)
-        if table.version > before:
-            for listener in list(table.listeners):
-                listener(table, before + 1, table.game.events[before:])
+        self.table(game_id)  # folded again, the listeners told (_load)
+
+    def _tell(self, table: Table) -> None:
+        """Tell the table's listeners of the events in its fold they have not been told of: each
+        time the fold grows, by this node's append or by a fold that reads another node's."""
+        told = self._told.get(table.id, 0)
+        if table.version <= told:
+            return
+        self._told[table.id] = table.version
+        for listener in list(table.listeners):
+            listener(table, told + 1, table.game.events[told:])
 
     def _load(self, table_id: str) -> Table:
         raw = self.seats.settings(table_id) if isinstance(table_id, str) else None
@@ -232,6 +239,7 @@ class Tables:
         with self._batch(table, ""):
             self._advance(table)  # a store written by an older server, or a crash between batches
         self._keep(table)
+        self._tell(table)
         return table
 
     def _keep(self, table: Table) -> None:
@@ -472,8 +480,7 @@ class Tables:
             raise
         if command_id:
             table.command_seqs[command_id] = (before + 1, table.version)
-        for listener in list(table.listeners):
-            listener(table, before + 1, events)
+        self._tell(table)
 
     def _deal(self, table: Table) -> None:
         deck = tuple(secure_shuffle(table.game.ruleset.deck))

@@ -22,11 +22,16 @@ def serve_cmd(
     rate: float = typer.Option(50.0, "--rate", min=0, metavar="N", help="Requests per second per seat token (0: no limit)."),
     keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, metavar="SECONDS", help="Seconds between keep-alive comments on a quiet stream."),
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, metavar="SECONDS", help="Seconds a stream write may take before the client counts as not reading and is dropped."),
+    shutdown_timeout: float = typer.Option(5.0, "--shutdown-timeout", min=0, max=3600, metavar="SECONDS", help="On SIGTERM or SIGINT: seconds for commands in flight to finish and open streams to end (each told the server stops, so its client reconnects) before the rest is cut off; then tonk serve exits with 0."),
     durable: bool = typer.Option(True, "--durable/--no-durable", help="Commit each request with synchronous=FULL (survives a power cut) or NORMAL (survives a crash of tonk; faster)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
     db: Optional[str] = db_option(),
 ) -> None:
-    """Serve tables over HTTP: people play from their own machines, bots are played by the server."""
+    """Serve tables over HTTP: people play from their own machines, bots are played by the server.
+
+    SIGTERM or Ctrl-C stops it gracefully: it takes no new connection, every open stream is
+    told the server stops (an SSE 'shutdown' message) and ends, commands in flight finish, and
+    it exits with 0 within --shutdown-timeout seconds (and the store is closed)."""
     try:
         import litestar  # noqa: F401
         import uvicorn  # noqa: F401
@@ -43,4 +48,4 @@ def serve_cmd(
     except StoreError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"tonk serve: http://{host}:{port} (store {describe(db)}; API at /schema)", err=True)
-    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout, durable=durable), host, port, access_log)
+    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout, durable=durable, shutdown_timeout=shutdown_timeout), host, port, access_log)

@@ -37,7 +37,7 @@ from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
-from .streams import last_event_id, stream_app
+from .streams import resume_after, stream_app
 
 
 @dataclass
@@ -52,6 +52,7 @@ class ServiceConfig:
     timer_tick: float = 0.25
     durable: bool = True
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
+    shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -139,15 +140,15 @@ async def seat_events(table_id: str, request: Request) -> ASGIApp:
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
-    after = last_event_id(request.headers, tables.table(table_id).version)
-    return stream_app(tables, request.app.state.config, table_id, seat, after)
+    after = resume_after(tables, table_id, seat, request.headers)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after)
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
-    after = last_event_id(request.headers, tables.spectator_horizon(table_id))
-    return stream_app(tables, request.app.state.config, table_id, SPECTATOR, after)
+    after = resume_after(tables, table_id, SPECTATOR, request.headers)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, SPECTATOR, after)
 
 
 def _ended_events(request: Request, game_id: str) -> list:
@@ -207,7 +208,9 @@ async def ping() -> dict[str, bool]:
 
 
 def create_app(config: ServiceConfig) -> Litestar:
-    """The service over the store at ``config.db`` (opened at start-up, closed at shut-down)."""
+    """The service over the store at ``config.db`` (opened at start-up, closed at shut-down).
+    ``app.state.stopping`` is set when the server starts to stop (``service.server``): every
+    open stream then says so to its client and ends."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -222,6 +225,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         try:
             yield
         finally:
+            app.state.stopping.set()  # (the server sets it first, when it starts to stop)
             timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
@@ -233,7 +237,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
-        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
+        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst), "stopping": asyncio.Event()}),
         request_max_body_size=config.max_body,
         openapi_config=OpenAPIConfig(
             title="tonk table service", version="1", openapi_router=Router("/schema", route_handlers=[], include_in_schema=False, before_request=_schema_not_found)

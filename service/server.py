@@ -1,13 +1,29 @@
-"""Running the service under uvicorn, with an access log that never shows a secret.
+"""Running the service under uvicorn, with an access log that never shows a secret, and a
+graceful stop.
 
 The access log prints the method, the path without its query string, and the
 status: tokens travel in the ``Authorization`` header or a cookie (never
 logged), and a token someone puts in a query string is cut off with it.
+
+SIGTERM or SIGINT stops the server gracefully (:class:`GracefulServer`): it stops
+accepting connections, tells every open stream to say so to its client and end
+(``service.streams``: a ``shutdown`` message, then the end of the response), lets
+requests in flight (commands) finish, and after at most ``shutdown_timeout``
+seconds cuts off what is left; then the application's shutdown runs (the turn
+timer, the store follower, the store closed) and the process exits with 0.  A
+second SIGINT stops it at once (uvicorn's force exit).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import signal
+import threading
+from typing import Iterator
+
+import uvicorn
 
 from .app import ServiceConfig, create_app
 
@@ -20,6 +36,33 @@ class RedactQuery(logging.Filter):
         if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
             record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
         return True
+
+
+class GracefulServer(uvicorn.Server):
+    """uvicorn's server, which on SIGTERM or SIGINT first sets ``stopping`` (every open stream
+    ends: uvicorn would otherwise wait for them for ever) and exits with 0 when done."""
+
+    def __init__(self, config: uvicorn.Config, stopping: asyncio.Event):
+        super().__init__(config)
+        self.stopping = stopping
+
+    async def shutdown(self, sockets=None) -> None:
+        self.stopping.set()  # before uvicorn waits for the connections to close
+        await super().shutdown(sockets)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """uvicorn's, without raising the signal again once stopped: a stop asked for by a
+        signal, and done, is a clean exit (0), not death by that signal."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 def log_config(access_log: bool) -> dict:
@@ -45,15 +88,19 @@ def log_config(access_log: bool) -> dict:
 
 
 def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True) -> None:
-    import uvicorn
-
-    uvicorn.run(
-        create_app(config),
-        host=host,
-        port=port,
-        log_config=log_config(access_log),
-        access_log=access_log,
-        timeout_keep_alive=30,
-        limit_concurrency=2000,
-        server_header=False,
+    app = create_app(config)
+    server = GracefulServer(
+        uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_config=log_config(access_log),
+            access_log=access_log,
+            timeout_keep_alive=30,
+            limit_concurrency=2000,
+            server_header=False,
+            timeout_graceful_shutdown=config.shutdown_timeout,  # type: ignore[arg-type]  # any number of seconds (asyncio.wait_for)
+        ),
+        app.state.stopping,
     )
+    server.run()

@@ -6,10 +6,17 @@ see it (``core.views``), one SSE message per event: ``id`` = the event's seq,
 ``event`` = its type, ``data`` = ``{"seq", "hash", "event"}`` (a ``hand_ended``
 also carries the hand's ``deal`` revealed in full).  With ``Last-Event-ID`` the
 stream resumes after that seq, without a snapshot, a gap or a duplicate.
-A comment line keeps the connection alive every ``keepalive`` seconds.
+A comment line keeps the connection alive every ``keepalive`` seconds.  A
+stream ends by itself once the game has ended and all of it is sent.
+
+When the server stops (SIGTERM, SIGINT: ``service.server``) every stream sends
+what is left, then a ``shutdown`` message with a ``retry:`` field (no ``id``, so
+the client's last event id stays the last event's), and ends: an EventSource
+reconnects by itself, with ``Last-Event-ID``, once a server is back.
 
 Spectators (no token) see no hidden card: events arrive only once the hand
-they belong to has ended.
+they belong to has ended.  Their snapshot (the players, the status, the
+horizon) holds no state and has no ``id``: the game up to the horizon follows it.
 
 Bounded resources: each stream has a bounded queue; a client that stops
 reading (its queue overflows, or a write does not complete within
@@ -20,6 +27,7 @@ as JSON; the stream itself is an ASGI app, so the server controls every write.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import msgspec
@@ -27,6 +35,9 @@ import msgspec
 from ..application.table_types import SPECTATOR, TableError
 
 _enc = msgspec.json.Encoder()
+
+#: the reconnection delay a ``shutdown`` message asks of EventSource clients (milliseconds)
+RETRY_AFTER_SHUTDOWN_MS = 1000
 
 
 def _message(event: str, data: Any, id: int | None = None) -> bytes:
@@ -64,18 +75,33 @@ def last_event_id(headers, version: int) -> int | None:
     return after
 
 
-def stream_app(tables, config, table_id: str, viewer: str, after: int | None):
+def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
+    """The seq a resuming ``viewer`` saw last (``Last-Event-ID``), checked against the store's
+    version (or the spectators' horizon in it), not against a cached fold that another node's
+    appends have not reached yet; ``None`` for a fresh stream."""
+    table = tables.fresh(table_id)
+    return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
+
+
+def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
-    fresh (``after`` None) or resumed after seq ``after``; auth is checked before it is made."""
+    fresh (``after`` None) or resumed after seq ``after``, until the game is over, the client
+    goes, or ``stopping`` is set (the server stops); auth is checked before it is made."""
 
     async def app(scope, receive, send) -> None:
-        await _stream(tables, config, table_id, viewer, after, receive, send)
+        await _stream(tables, config, stopping, table_id, viewer, after, receive, send)
 
     return app
 
 
-async def _stream(tables, config, table_id: str, viewer: str, after: int | None, receive, send) -> None:
-    spectator = viewer == SPECTATOR
+def shutdown_message(sent: int) -> bytes:
+    """The last message of a stream the server ends because it stops: no ``id`` (the client
+    resumes after the last event it got), a ``retry:`` delay, and what to do in the data."""
+    data = {"reason": "the server is stopping", "reconnect": "with Last-Event-ID, once the server is back", "last_event_id": sent, "retry_ms": RETRY_AFTER_SHUTDOWN_MS}
+    return f"retry: {RETRY_AFTER_SHUTDOWN_MS}\n".encode() + _message("shutdown", data)
+
+
+async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send) -> None:
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -87,47 +113,36 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
                 "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")],
             }
         )
-        # nothing is awaited between subscribing and reading the backlog: no event can slip between
-        if after is None:
-            if spectator:
-                sent = tables.spectator_horizon(table_id)
-                first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
-                chunks = [_message("snapshot", first, sent)]
-                chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
-            else:
-                view = tables.view(table_id, viewer)
-                sent = view.version
-                chunks = [_message("snapshot", view, sent)]
-        else:
-            items = tables.items(table_id, viewer, after)
-            chunks = [_message(i.event["type"], i, i.seq) for i in items]
-            sent = items[-1].seq if items else after
-        await _write(send, b"".join(chunks) if chunks else b": resumed\n\n", config.write_timeout)
+        # subscribed before the backlog is read: an event stored from here on is in the backlog, or
+        # noticed, or both (``sent`` keeps it from being sent twice)
+        opening, sent = _opening(tables, table_id, viewer, after)
+        write = functools.partial(_write, send, config, stopping)
+        await write(opening)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
+        stop = asyncio.ensure_future(stopping.wait())
         try:
             while not disconnected.done():
-                getter = asyncio.ensure_future(sub.queue.get())
-                done, _ = await asyncio.wait({getter, disconnected}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                    if disconnected.done():
-                        break
-                    await _write(send, b": keep-alive\n\n", config.write_timeout)
-                    continue
-                if sub.dropped:
-                    break
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
+                # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
-                    await _write(send, b"".join(_message(i.event["type"], i, i.seq) for i in items), config.write_timeout)
+                    await write(b"".join(_message(i.event["type"], i, i.seq) for i in items))
                     sent = items[-1].seq
-                now = tables.table(table_id)  # the cached fold may have been folded again (another node)
-                if now.game.state.game_over and (not spectator or sent >= now.version):
+                if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
+                if stopping.is_set():
+                    await write(shutdown_message(sent))
+                    break
+                getter = asyncio.ensure_future(sub.queue.get())
+                done, _ = await asyncio.wait({getter, disconnected, stop}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
+                if not done:
+                    await write(b": keep-alive\n\n")
+                getter.cancel()
+                while not sub.queue.empty():
+                    sub.queue.get_nowait()
         finally:
             disconnected.cancel()
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+            stop.cancel()
+        await write(b"", more=False)
     except (asyncio.TimeoutError, OSError):
         # a client that stopped reading: returning with the response unfinished makes the
         # server close the connection
@@ -136,8 +151,55 @@ async def _stream(tables, config, table_id: str, viewer: str, after: int | None,
         table.listeners.discard(sub)
 
 
-async def _write(send, body: bytes, timeout: float) -> None:
-    await asyncio.wait_for(send({"type": "http.response.body", "body": body, "more_body": True}), timeout)
+def _opening(tables, table_id: str, viewer: str, after: int | None) -> tuple[bytes, int]:
+    """The stream's first write and the seq it brings the viewer to: a fresh stream's snapshot
+    (a spectator's followed by the game up to the horizon), or a resumed stream's backlog after
+    seq ``after``.  Read without an await: nothing can be stored in between."""
+    if after is None:
+        if viewer == SPECTATOR:
+            sent = tables.spectator_horizon(table_id)
+            table = tables.table(table_id)
+            first = {"table": table.id, "players": list(table.game.players), "status": table.status, "version": sent}
+            # no id: the events up to the horizon follow it, and a client that leaves before
+            # they come must not resume after them
+            chunks = [_message("snapshot", first)]
+            chunks += [_message(i.event["type"], i, i.seq) for i in tables.items(table_id, viewer, 0)]
+        else:
+            view = tables.view(table_id, viewer)
+            sent = view.version
+            chunks = [_message("snapshot", view, sent)]
+        return b"".join(chunks), sent
+    items = tables.items(table_id, viewer, after)
+    chunks = [_message(i.event["type"], i, i.seq) for i in items]
+    return (b"".join(chunks) if chunks else b": resumed\n\n"), (items[-1].seq if items else after)
+
+
+def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
+    """Whether the game has ended and the stream has sent all of it: events stored while the
+    last write was under way (the game's end among them) are still to be sent."""
+    now = tables.table(table_id)  # the cached fold may have been folded again (another node)
+    return now.game.state.game_over and sent >= now.version
+
+
+async def _write(send, config, stopping: asyncio.Event, body: bytes, more: bool = True) -> None:
+    """Send ``body``; :class:`asyncio.TimeoutError` when the client does not take it within
+    ``config.write_timeout`` or, once the server stops, within half its shutdown timeout (so
+    a stream ends by itself before the server would cut it off)."""
+    sending = asyncio.ensure_future(send({"type": "http.response.body", "body": body, "more_body": more}))
+    try:
+        if not stopping.is_set():
+            stop = asyncio.ensure_future(stopping.wait())
+            try:
+                await asyncio.wait({sending, stop}, timeout=config.write_timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+        if not sending.done() and stopping.is_set():
+            await asyncio.wait({sending}, timeout=min(config.write_timeout, config.shutdown_timeout / 2))
+        if not sending.done():
+            raise asyncio.TimeoutError
+        sending.result()
+    finally:
+        sending.cancel()
 
 
 async def _wait_disconnect(receive) -> None:

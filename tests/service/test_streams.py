@@ -165,7 +165,7 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
                 await asyncio.sleep(3600)
                 return {"type": "http.disconnect"}
 
-            app = stream_app(tables, ServiceConfig(write_timeout=0.3), created.table, "ann", None)
+            app = stream_app(tables, ServiceConfig(write_timeout=0.3), asyncio.Event(), created.table, "ann", None)
             t0 = time.monotonic()
             await asyncio.wait_for(app({}, receive, stalled_send), 5)
             return time.monotonic() - t0, table.listeners, sent
@@ -173,3 +173,225 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
     took, listeners, sent = asyncio.run(scenario())
     assert took < 2 and not listeners
     assert sent[0]["status"] == 200 and not any(m.get("more_body") is False for m in sent)  # left unfinished: the server closes it
+
+
+def _parse_sse(body: bytes) -> list[dict]:
+    """The messages of a stream's bytes (comments skipped), ``data`` decoded."""
+    import json
+
+    out = []
+    for block in body.decode().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":"))
+        if fields:
+            fields["data"] = json.loads(fields["data"]) if "data" in fields else None
+            out.append(fields)
+    return out
+
+
+def _play_one(tables, table_id: str, seats: list[str], rng: random.Random, knock: bool = True) -> bool:
+    """One random legal command by the seat to act (``knock=False``: not a knock, when
+    another is legal); False when the game has ended."""
+    for seat in seats:
+        view = tables.view(table_id, seat)
+        if view.status == "ended":
+            return False
+        if view.legal:
+            legal = dict(rng.choice([c for c in view.legal if knock or c["action"] != "knock"] or view.legal))
+            action = legal.pop("action")
+            legal.pop("player", None)
+            fields = {k: v for k, v in legal.items() if v not in (None, {})}
+            tables.act(table_id, seat, action, fields, view.version, f"c{view.version}")
+            return True
+    raise AssertionError("no seat may act and the game has not ended")
+
+
+def _table_with_a_turn(tables, **settings):
+    from tonk.application.table_types import TableSettings
+
+    for _ in range(20):  # a secure shuffle can end the first hand at the deal (an initial tonk)
+        created = tables.create(TableSettings(**settings))
+        if any(tables.view(created.table, s).legal for s in created.tokens):
+            return created
+    raise AssertionError("20 tables in a row ended their first hand at the deal")
+
+
+def test_events_stored_while_a_write_is_under_way_reach_the_stream_up_to_the_games_end(tmp_path):
+    """Finding 5 of issue 18: the last events of a game were stored while the stream was
+    writing the events before them; once the write was done the game was over, and the
+    stream ended without sending them.  Here the game is played on, to its end, inside the
+    stream's second write."""
+    import asyncio
+
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    async def scenario():
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            created = _table_with_a_turn(tables, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=1)
+            seats, rng = list(created.tokens), random.Random(3)
+            body = bytearray()
+            writes = 0
+            ended = asyncio.Event()
+
+            async def send(message):
+                nonlocal writes
+                if message["type"] != "http.response.body":
+                    return
+                body.extend(message.get("body", b""))
+                if not message.get("more_body"):
+                    ended.set()
+                    return
+                writes += 1
+                if writes == 1:  # the snapshot: one command (a draw: the game goes on) is stored while it is written
+                    assert _play_one(tables, created.table, seats, rng, knock=False)
+                elif writes == 2:  # that command's events: the rest of the game while they are written
+                    while _play_one(tables, created.table, seats, rng):
+                        pass
+                await asyncio.sleep(0)
+
+            async def receive():
+                await ended.wait()
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(keepalive=0.2), asyncio.Event(), created.table, "ann", None)
+            await asyncio.wait_for(app({}, receive, send), 30)  # a safety net: the stream ends by itself
+            return _parse_sse(bytes(body)), list(store.records(created.table)), ended.is_set()
+
+    messages, stored, ended = asyncio.run(scenario())
+    assert ended and messages[0]["event"] == "snapshot"
+    start = messages[0]["data"]["version"]
+    seqs = [m["data"]["seq"] for m in messages[1:]]
+    assert seqs == list(range(start + 1, len(stored) + 1))
+    assert messages[-1]["event"] == "game_ended" == stored[-1].type
+
+
+def test_a_stream_opened_or_resumed_after_the_game_ended_sends_the_rest_and_ends(server, client: Client):
+    """A stream to an ended game (EventSource reconnects after the server ends a stream) sends
+    what the viewer has not seen and ends, instead of staying open on a game that is over."""
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    gid, ann = created["table"], created["tokens"]["ann"]
+    play_until_over(client, created, random.Random(4))
+    total = len(records(server, gid))
+    opened = {
+        "fresh": SSE(f"{server.url}/tables/{gid}/events", auth(ann)),
+        "resumed": SSE(f"{server.url}/tables/{gid}/events", {**auth(ann), "Last-Event-ID": "1"}),
+        "caught up": SSE(f"{server.url}/tables/{gid}/events", {**auth(ann), "Last-Event-ID": str(total)}),
+        "spectator": SSE(f"{server.url}/tables/{gid}/spectate"),
+        "spectator resumed": SSE(f"{server.url}/tables/{gid}/spectate", {"Last-Event-ID": "2"}),
+    }
+    for s in opened.values():
+        s.wait_for(lambda s: s.ended, timeout=60)  # a safety net: the stream ends by itself
+    assert [m["event"] for m in opened["fresh"].messages] == ["snapshot"]
+    assert opened["fresh"].messages[0]["data"]["status"] == "ended"
+    assert [m["data"]["seq"] for m in opened["resumed"].messages] == list(range(2, total + 1))
+    assert opened["caught up"].messages == []
+    assert [m["data"]["seq"] for m in opened["spectator"].events()] == list(range(1, total + 1))
+    assert [m["data"]["seq"] for m in opened["spectator resumed"].messages] == list(range(3, total + 1))
+    for s in opened.values():
+        s.close()
+
+
+def test_events_another_node_stored_reach_this_nodes_streams_also_when_a_read_folded_them_first(tmp_path):
+    """Two nodes on one store: node b's streams learn of node a's appends from ``catch_up``.
+    A read on node b (a view, a command) that folds the table again before ``catch_up`` runs
+    must not make ``catch_up`` take those events for b's own, told already."""
+    from tonk.application.tables import Tables
+
+    with EventStore.open(tmp_path / "s.db", create=True) as store_a, EventStore.open(tmp_path / "s.db") as store_b:
+        a, b = Tables(store_a), Tables(store_b)
+        created = _table_with_a_turn(a, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=1)
+        gid, seats, rng = created.table, list(created.tokens), random.Random(8)
+        told: list[int] = []
+        b.table(gid).listeners.add(lambda table, first, events: told.append(first + len(events) - 1))
+        b.catch_up()
+        while _play_one(a, gid, seats, rng):  # node a plays the game to its end
+            b.view(gid, "ann")  # a read on node b sees a's events first
+            b.catch_up()
+            assert told and told[-1] == a.table(gid).version
+        assert told[-1] == len(store_a.read(gid))
+
+
+def test_a_stream_resumes_on_a_node_whose_fold_is_behind_the_store(tmp_path):
+    """A client resuming on node b with the id of an event node a stored, before b's
+    ``catch_up`` has read it: the Last-Event-ID is checked against the store, not against
+    b's cached fold (which would refuse it as beyond the table's version: a 400 on which
+    EventSource gives up for good)."""
+    from tonk.application.table_types import SPECTATOR
+    from tonk.application.tables import Tables
+    from tonk.service.streams import resume_after
+
+    with EventStore.open(tmp_path / "s.db", create=True) as store_a, EventStore.open(tmp_path / "s.db") as store_b:
+        a, b = Tables(store_a), Tables(store_b)
+        created = _table_with_a_turn(a, seats=["ann", "bob"], hand_limit=1)
+        gid, rng = created.table, random.Random(6)
+        b.table(gid)  # node b has the table folded
+        while _play_one(a, gid, list(created.tokens), rng):
+            pass
+        last = a.table(gid).version
+        assert resume_after(b, gid, "ann", {"last-event-id": str(last)}) == last
+        assert resume_after(b, gid, SPECTATOR, {"last-event-id": str(last)}) == last
+        assert resume_after(b, gid, "ann", {}) is None
+
+
+def test_a_spectator_who_leaves_after_the_snapshot_resumes_without_missing_the_game(server, client: Client):
+    """A spectator's snapshot is no state, only the table's players and status: the game's
+    events up to the horizon follow it.  A client that leaves after the snapshot and comes
+    back as EventSource does (``Last-Event-ID``: the last id it got, if any) gets all of them."""
+    import httpx
+
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    gid = created["table"]
+    play_until_over(client, created, random.Random(12))
+    total = len(records(server, gid))
+    with httpx.Client(timeout=30) as http:
+        with http.stream("GET", f"{server.url}/tables/{gid}/spectate") as r:
+            head = []
+            for line in r.iter_lines():
+                if not line:
+                    break
+                head.append(line)
+    assert "event: snapshot" in head
+    last_ids = [line[4:] for line in head if line.startswith("id: ")]
+    again = SSE(f"{server.url}/tables/{gid}/spectate", {"Last-Event-ID": last_ids[-1]} if last_ids else {})
+    again.wait_for(lambda s: s.ended, timeout=60)
+    assert [m["data"]["seq"] for m in again.events()] == list(range(1, total + 1))
+    again.close()
+
+
+def test_a_stalled_stream_ends_by_itself_soon_after_the_server_starts_to_stop(tmp_path):
+    """A client that takes no write while the server stops: its stream gives up after half
+    the shutdown timeout, however long the write timeout, so the server never has to cancel
+    it (uvicorn would log the cancelled stream as an exception in the application)."""
+    import asyncio
+
+    from tonk.application.table_types import TableSettings
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    async def scenario():
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            created = tables.create(TableSettings(seats=["ann", "bob"]))
+            stopping = asyncio.Event()
+            writing = asyncio.Event()
+
+            async def stalled_send(message):
+                if message.get("type") == "http.response.body":
+                    writing.set()
+                    await asyncio.sleep(3600)  # the client never takes the bytes
+
+            async def receive():
+                await asyncio.sleep(3600)
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(write_timeout=3600, shutdown_timeout=0.5), stopping, created.table, "ann", None)
+            running = asyncio.ensure_future(app({}, receive, stalled_send))
+            await writing.wait()
+            stopping.set()
+            await asyncio.wait_for(running, 60)  # a safety net: it ends within the shutdown timeout
+            return tables.table(created.table).listeners
+
+    assert not asyncio.run(scenario())

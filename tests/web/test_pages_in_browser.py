@@ -191,19 +191,67 @@ def card_name(code: str) -> str:
     return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
 
 
-def test_the_table_reconnects_and_resumes_after_the_server_restarts(page, server):
-    sit_until_my_turn(page, server.url)
-    expect(page.locator("#connection")).to_have_text("live")
-    hand = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")
-    server.stop()
-    expect(page.locator("#connection")).to_have_text("reconnecting\u2026", timeout=10000)
+LOST = "connection lost \u2014 reconnecting\u2026"
+
+
+def test_the_table_says_when_the_server_is_gone_and_when_it_is_back_and_shows_the_current_view(page, server):
+    """Issue 18, finding 6: SIGTERM stops the server (exit 0) while the page holds its stream
+    open; the page says the server is gone, a key pressed meanwhile is answered (not lost
+    silently), and once the server is back on the same port and store the page says so and
+    shows the table as it is now (here: a draw played on the store while the server was gone)."""
+    from tonk.application.tables import Tables
+    from tonk.storage.open import open_store
+
+    table = sit_until_my_turn(page, server.url)
+    status = page.locator("#connection[role=status]")
+    expect(status).to_have_text("connected")
+    hand = hand_of(page)
+    server.stop()  # SIGTERM
+    assert server.proc.returncode == 0, server.logs.read_text()
+    expect(status).to_have_text(LOST, timeout=20000)
+    page.keyboard.press("d")  # the keyboard draws from the stock: the server cannot be reached
+    expect(page.locator("#problem")).to_contain_text("the server could not be reached", timeout=20000)
+    expect(status).to_have_text(LOST)
+    with open_store(server.db) as store:  # meanwhile ann's draw is played on the store (as another node would)
+        tables = Tables(store)
+        seen = tables.view(table, "ann")
+        tables.act(table, "ann", "draw_stock", {}, seen.version, "played-while-the-page-was-away")
+        now = tables.view(table, "ann")
+    assert len(now.view.hand) == len(hand) + 1
     server.start()
-    expect(page.locator("#connection")).to_have_text("live", timeout=20000)
-    assert page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)") == hand
+    expect(status).to_have_text("connected", timeout=30000)
+    expect(page.locator("body")).to_have_attribute("data-version", str(now.version), timeout=20000)
+    assert sorted(hand_of(page)) == sorted(now.view.hand)
+    expect(page.locator("#turn")).to_have_text("Your turn.")
     version = page.get_attribute("body", "data-version")
-    page.keyboard.press("d")  # the keyboard draws from the stock
+    page.locator("#hand button.card").last.click()
+    page.keyboard.press("x")  # and play goes on: the discard after that draw
     wait_moved_on(page, version)
-    assert len(page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")) == len(hand) + 1
+    assert page.inner_text("#problem") == ""
+    assert len(hand_of(page)) == len(hand)
+
+
+def test_once_the_game_has_ended_the_table_never_says_reconnecting(page, server):
+    sit_until_my_turn(page, server.url, hands=1)
+    status = page.locator("#connection[role=status]")
+    expect(status).to_have_text("connected")
+    page.evaluate(
+        """() => { window.shownStatus = [];
+        const box = document.getElementById('connection');
+        new MutationObserver(() => window.shownStatus.push(box.textContent)).observe(box, {childList: true, characterData: true, subtree: true}); }"""
+    )
+    streams: list[str] = []
+    page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/events") else None)
+    page.keyboard.press("k")  # a knock at the start of the turn ends the hand, and the game (one hand)
+    expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
+    expect(status).to_have_text("the game has ended")
+    server.stop()
+    assert server.proc.returncode == 0, server.logs.read_text()
+    server.start()
+    page.evaluate("() => fetch('/ping')")  # the page is alive, with the server back
+    expect(status).to_have_text("the game has ended")
+    assert not [t for t in page.evaluate("window.shownStatus") if "reconnecting" in t]
+    assert streams == []  # the stream was closed with the game: nothing to reconnect
 
 
 def test_join_a_seat_from_the_lobby_with_its_token(page, service):
@@ -295,7 +343,7 @@ def sit_down_with_token(page, base: str, table: str, token: str) -> None:
     page.wait_for_selector("body[data-ready=token]")
     page.fill("#token", token)
     page.click("text=Sit down")
-    expect(page.locator("#connection")).to_have_text("live", timeout=20000)
+    expect(page.locator("#connection")).to_have_text("connected", timeout=20000)
 
 
 RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -370,7 +418,7 @@ HINTS = {"draw_stock": "d draw", "draw_discard": "p pick up", "knock": "k knock"
 def test_cards_are_selected_and_every_action_reached_with_the_keyboard(page, service):
     base, db = service
     sit_until_my_turn(page, base)
-    expect(page.locator("#connection")).to_have_text("live")
+    expect(page.locator("#connection")).to_have_text("connected")
     version = page.get_attribute("body", "data-version")
     hand = hand_of(page)
     toggle_by_keyboard(page, hand[0], "Space")

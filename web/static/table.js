@@ -2,6 +2,10 @@
 // (GET .../view, refreshed on each event of the seat's stream); the page never judges a
 // move: it sends the command and shows the engine's answer (an illegal one with its code,
 // rule id and sentence, and nothing changes). Text is always set as text.
+// The connection status (#connection, a live region) says when the server is gone (the
+// stream's error or a "shutdown" message, a request that could not be sent) and when it is
+// back (the stream open again: the view is read again); once the game has ended the stream
+// is closed and the status says so, never "reconnecting".
 import { call, errorText, keepToken, tokenFor } from "./api.js";
 import { cardElement, cardList, cardName, cardFace } from "./cards.js";
 import { endName } from "./describe.js";
@@ -18,6 +22,9 @@ let target = null;
 let stream = null;
 let refreshing = null;
 let busy = false;
+let ended = false; // the game has ended: the stream is closed for good
+let lost = false; // the server could not be reached; the stream is reconnecting
+let retry = null;
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -156,6 +163,48 @@ function render(state) {
   for (const id of ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"]) $(id).disabled = !myTurn() || busy;
   document.body.dataset.version = String(state.version);
   document.body.dataset.ready = "true";
+  if (state.status === "ended") gameOver();
+}
+
+// --- the connection ----------------------------------------------------------------------------
+
+const CONNECTION = { connected: "connected", lost: "connection lost \u2014 reconnecting\u2026", ended: "the game has ended" };
+
+function showConnection(state) {
+  const box = $("connection");
+  box.dataset.state = state;
+  if (box.textContent !== CONNECTION[state]) box.textContent = CONNECTION[state];
+}
+
+function connectionLost() {
+  if (ended) return;
+  lost = true;
+  showConnection("lost");
+}
+
+function connectionBack() {
+  lost = false;
+  showConnection("connected");
+}
+
+function gameOver() {
+  ended = true;
+  clearTimeout(retry);
+  if (stream) stream.close();
+  showConnection("ended");
+}
+
+// A request to the service; null when the server could not be reached (the status says so).
+async function request(method, path, options) {
+  let result;
+  try {
+    result = await call(method, path, options);
+  } catch (_) {
+    connectionLost();
+    return null;
+  }
+  if (lost && stream && stream.readyState === EventSource.OPEN) connectionBack();
+  return result;
 }
 
 // --- talking to the service ------------------------------------------------------------------
@@ -163,7 +212,8 @@ function render(state) {
 async function refresh() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
-    const result = await call("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
+    const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
+    if (!result) return;
     if (result.ok) render(result.data);
     else $("connection").textContent = "error: " + errorText(result);
   })();
@@ -195,8 +245,10 @@ async function act(action) {
   }
   busy = true;
   try {
-    const result = await call("POST", "/tables/" + encodeURIComponent(table) + "/commands", { token, body });
-    if (result.ok) {
+    const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/commands", { token, body });
+    if (!result) {
+      showProblem({ message: "the server could not be reached, so the command may not have been played; the table is shown again once it is back" });
+    } else if (result.ok) {
       showProblem(null);
       selected = [];
     } else {
@@ -208,17 +260,33 @@ async function act(action) {
   }
 }
 
+// The seat's stream. EventSource reconnects by itself (with Last-Event-ID) when the server
+// ends the stream (its "shutdown" message) or cannot be reached; when it gives up (an answer
+// that is not a stream) a new one is opened a little later.
 function listen() {
   if (stream) stream.close();
-  stream = new EventSource("/tables/" + encodeURIComponent(table) + "/events");
-  stream.addEventListener("open", () => { $("connection").textContent = "live"; refresh(); });
-  stream.addEventListener("error", () => { $("connection").textContent = "reconnecting\u2026"; });
-  stream.addEventListener("snapshot", (message) => render(JSON.parse(message.data)));
-  for (const type of EVENT_TYPES) stream.addEventListener(type, () => refresh());
+  clearTimeout(retry);
+  if (ended) return;
+  const source = new EventSource("/tables/" + encodeURIComponent(table) + "/events");
+  stream = source;
+  source.addEventListener("open", () => { connectionBack(); refresh(); });
+  source.addEventListener("error", () => {
+    if (ended || source !== stream) return;
+    connectionLost();
+    if (source.readyState === EventSource.CLOSED) retry = setTimeout(listen, 2000);
+  });
+  source.addEventListener("shutdown", () => connectionLost());
+  source.addEventListener("snapshot", (message) => render(JSON.parse(message.data)));
+  for (const type of EVENT_TYPES) source.addEventListener(type, () => refresh());
+  source.addEventListener("game_ended", () => gameOver()); // the server ends the stream: no reconnecting
 }
 
 async function sitDown() {
-  const result = await call("POST", "/tables/" + encodeURIComponent(table) + "/session", { token });
+  const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/session", { token });
+  if (!result) {
+    retry = setTimeout(sitDown, 2000);
+    return;
+  }
   if (!result.ok) {
     $("connection").textContent = "error: " + errorText(result);
     $("token-form").hidden = false;
