@@ -142,7 +142,6 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
     ``write_timeout`` ends the stream and its subscription.  (End to end over loopback the
     kernel buffers several MB before a write stalls; here the ASGI ``send`` stalls at once.)"""
     import asyncio
-    import time
 
     from tonk.application.table_types import TableSettings
     from tonk.application.tables import Tables
@@ -166,12 +165,13 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
                 return {"type": "http.disconnect"}
 
             app = stream_app(tables, ServiceConfig(write_timeout=0.3), asyncio.Event(), created.table, "ann", None)
-            t0 = time.monotonic()
-            await asyncio.wait_for(app({}, receive, stalled_send), 5)
-            return time.monotonic() - t0, table.listeners, sent
+            # the stream must end by its own write timeout: the client never reads and never
+            # disconnects (the 120 s bound is only a safety net against a hang, not a speed test)
+            await asyncio.wait_for(app({}, receive, stalled_send), 120)
+            return table.listeners, sent
 
-    took, listeners, sent = asyncio.run(scenario())
-    assert took < 2 and not listeners
+    listeners, sent = asyncio.run(scenario())
+    assert not listeners
     assert sent[0]["status"] == 200 and not any(m.get("more_body") is False for m in sent)  # left unfinished: the server closes it
 
 
