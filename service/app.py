@@ -32,6 +32,7 @@ from ..application.tables import Tables
 from .auth import RateLimiter, bearer_token, cookie_name
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
+from .request_body import SafeJSONRequest, read_fields
 from .streams import last_event_id, stream_app
 
 
@@ -113,12 +114,14 @@ async def command(table_id: str, data: CommandRequest, request: Request) -> Comm
 
 @post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)")
 async def close_table(table_id: str, request: Request) -> ClosedTable:
+    await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
 @post("/tables/{table_id:str}/session", status_code=200, summary="Exchange the token for an HttpOnly cookie (EventSource)")
 async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
+    await read_fields(request)
     seat = _seat(request, table_id)
     if seat.startswith("@"):
         raise TableError("only a seat's token can open a stream session")
@@ -230,6 +233,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         lifespan=[lifespan],
         state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
         request_max_body_size=config.max_body,
+        request_class=SafeJSONRequest,
         openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),
         debug=False,
     )

@@ -25,6 +25,7 @@ STATUS_OF_KIND = {
     "not_found": 404,
     "conflict": 409,
     "gone": 410,
+    "unsupported_media_type": 415,
     "too_many_requests": 429,
     "unavailable": 503,
 }
