@@ -6,7 +6,8 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /tables/{id}/view``: the seat's view (Bearer token).
 * ``POST /tables/{id}/commands``: a seat's command, with the version it saw and a command id.
 * ``POST /tables/{id}/close``: the host closes the table (host token).
-* ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie (for EventSource).
+* ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie that opens only
+  the seat's stream (a ticket of ``.stream_ticket``, for EventSource), never the token.
 * ``GET /tables/{id}/events``: the seat's live stream (SSE); ``GET /tables/{id}/spectate``.
 * ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
   --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
@@ -27,12 +28,14 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.types import ASGIApp
 
-from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
+from ..application.table_types import HOST, SPECTATOR, BadToken, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
 from ..application.tables import Tables
-from .auth import RateLimiter, bearer_token, cookie_name
+from .auth import RateLimiter, bearer_token, cookie_name, stream_cookie
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
 from .request_body import SafeJSONRequest, read_fields
+from .same_origin import same_origin
+from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import last_event_id, stream_app
 
 
@@ -48,6 +51,7 @@ class ServiceConfig:
     timer_tick: float = 0.25
     durable: bool = True
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
+    stream_ticket: int = LIFETIME  # seconds a stream cookie (POST .../session) opens the seat's stream
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -75,13 +79,25 @@ def _tables(request: Request) -> Tables:
 
 def _seat(request: Request, table_id: str) -> str:
     tables = _tables(request)
-    token = bearer_token(request.headers, table_id)
+    token = bearer_token(request.headers)
     seat = tables.seat_of(table_id, token)
     request.app.state.limiter.check(token)  # type: ignore[arg-type]
     return seat
 
 
-@post("/tables", status_code=201, summary="Create a table")
+def _stream_seat(request: Request, table_id: str) -> str:
+    """The seat of a stream request: the token in the header, else the table's stream cookie."""
+    ticket = None if "authorization" in request.headers else stream_cookie(request.headers, table_id)
+    if ticket is None:
+        return _seat(request, table_id)
+    tables = _tables(request)
+    tables.table(table_id)  # an unknown table: 404
+    seat = seat_of_ticket(ticket, table_id, lambda s: tables.seats.token_hash_of(table_id, s))
+    request.app.state.limiter.check(ticket)
+    return seat
+
+
+@post("/tables", status_code=201, summary="Create a table", guards=[same_origin])
 async def create_table(data: TableSettings, request: Request) -> CreatedTable:
     return _tables(request).create(data)
 
@@ -105,35 +121,41 @@ async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict
     return {"table": table_id, "seat": seat, "receipts": _tables(request).receipts(table_id, seat, after)}
 
 
-@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command")
+@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
 async def command(table_id: str, data: CommandRequest, request: Request) -> CommandResult:
     seat = _seat(request, table_id)
     fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
     return _tables(request).act(table_id, seat, data.action, fields, data.version, data.command_id)
 
 
-@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)")
+@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
 async def close_table(table_id: str, request: Request) -> ClosedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
-@post("/tables/{table_id:str}/session", status_code=200, summary="Exchange the token for an HttpOnly cookie (EventSource)")
+@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
 async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
     await read_fields(request)
     seat = _seat(request, table_id)
     if seat.startswith("@"):
         raise TableError("only a seat's token can open a stream session")
-    token = bearer_token(request.headers, table_id)
+    lifetime = request.app.state.config.stream_ticket
+    key = _tables(request).seats.token_hash_of(table_id, seat)
+    if key is None:  # the seat was found by this very hash a moment ago
+        raise BadToken("the token is not a token of this table")
+    ticket = issue_ticket(key, table_id, seat, lifetime=lifetime)
     response = Response(content={"table": table_id, "seat": seat}, status_code=200)
-    response.set_cookie(cookie_name(table_id), token, httponly=True, samesite="strict", path=f"/tables/{table_id}")
+    response.set_cookie(
+        cookie_name(table_id), ticket, max_age=lifetime, httponly=True, samesite="strict", secure=request.url.scheme == "https", path=f"/tables/{table_id}"
+    )
     return response
 
 
 @get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
 async def seat_events(table_id: str, request: Request) -> ASGIApp:
-    seat = _seat(request, table_id)
+    seat = _stream_seat(request, table_id)
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)

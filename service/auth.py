@@ -1,5 +1,11 @@
-"""Seat tokens on requests: ``Authorization: Bearer TOKEN`` (or, for a browser's
-EventSource, the HttpOnly cookie set by ``POST .../session``), and a per-token rate limit.
+"""Seat tokens on requests, one credential per purpose, and a per-token rate limit.
+
+* A seat's or the host's token comes only in ``Authorization: Bearer TOKEN``:
+  on every route of a table (view, receipts, commands, close, session).  A
+  page of another origin cannot make a browser send that header without a
+  CORS preflight, which this server never answers with a grant.
+* The stream cookie (``POST .../session``; :mod:`.stream_ticket`) carries a
+  ticket, not the token, and only ``GET /tables/{id}/events`` reads it.
 
 A token is never logged or echoed; the rate limiter keys its buckets by the
 token's sha256, not the token.
@@ -12,21 +18,25 @@ import time
 from ..storage.seats import token_hash
 from .errors import RateLimited
 
-COOKIE_PREFIX = "tonk_seat_"
+COOKIE_PREFIX = "tonk_stream_"
 
 
 def cookie_name(table_id: str) -> str:
     return COOKIE_PREFIX + "".join(c for c in table_id if c.isalnum() or c == "-")
 
 
-def bearer_token(headers, table_id: str) -> str | None:
-    """The token of a request: the Authorization header first, then the table's cookie."""
+def bearer_token(headers) -> str | None:
+    """The token of a request: only the ``Authorization: Bearer`` header (never a cookie)."""
     auth = headers.get("authorization")
     if auth:
         scheme, _, value = auth.partition(" ")
         if scheme.lower() == "bearer" and value.strip():
             return value.strip()
-        return None
+    return None
+
+
+def stream_cookie(headers, table_id: str) -> str | None:
+    """The table's stream cookie (a ticket of :mod:`.stream_ticket`), for ``GET .../events`` only."""
     cookie = headers.get("cookie")
     if cookie:
         want = cookie_name(table_id)

@@ -212,7 +212,12 @@ function listen() {
   if (stream) stream.close();
   stream = new EventSource("/tables/" + encodeURIComponent(table) + "/events");
   stream.addEventListener("open", () => { $("connection").textContent = "live"; refresh(); });
-  stream.addEventListener("error", () => { $("connection").textContent = "reconnecting\u2026"; });
+  stream.addEventListener("error", () => {
+    $("connection").textContent = "reconnecting\u2026";
+    // refused (not a lost connection, which EventSource retries itself): the stream cookie
+    // has expired, say; ask for a new one with the token
+    if (stream.readyState === EventSource.CLOSED) setTimeout(sitDown, 2000);
+  });
   stream.addEventListener("snapshot", (message) => render(JSON.parse(message.data)));
   for (const type of EVENT_TYPES) stream.addEventListener(type, () => refresh());
 }
