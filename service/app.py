@@ -12,6 +12,11 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
   --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
 * ``GET /ping``: a bare JSON endpoint (the ceiling in the service benchmark).
+
+Limits (``docs/http-api.md``, Limits): a table's routes go by the token's ``--rate``; the
+routes without a token by the client address's ``--public-rate`` (``.rate_limit``; not
+the pages' HTML and static files, nor ``/ping``); creating a table by the caps on tables
+in play (``.table_slots``).
 """
 
 from __future__ import annotations
@@ -30,13 +35,16 @@ from litestar.types import ASGIApp
 
 from ..application.table_types import HOST, SPECTATOR, BadToken, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
 from ..application.tables import Tables
-from .auth import RateLimiter, bearer_token, cookie_name, stream_cookie
+from ..storage.seats import token_hash
+from .auth import bearer_token, cookie_name, stream_cookie
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
+from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import SafeJSONRequest, read_fields
 from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import last_event_id, stream_app
+from .table_slots import TableSlots
 
 
 @dataclass
@@ -47,6 +55,10 @@ class ServiceConfig:
     stream_queue: int = 256  # pending notices per stream before the client counts as not reading
     rate: float = 50.0  # requests per second per token
     burst: int = 100
+    public_rate: float = 5.0  # requests per second per client address on the routes without a token
+    public_burst: int = 50
+    max_tables: int = 500  # tables in play on the server (0: no cap)
+    max_tables_per_client: int = 20  # tables in play created by one client address (0: no cap)
     max_body: int = 64 * 1024
     timer_tick: float = 0.25
     durable: bool = True
@@ -81,7 +93,7 @@ def _seat(request: Request, table_id: str) -> str:
     tables = _tables(request)
     token = bearer_token(request.headers)
     seat = tables.seat_of(table_id, token)
-    request.app.state.limiter.check(token)  # type: ignore[arg-type]
+    request.app.state.limiter.check(token_hash(token))  # type: ignore[arg-type]
     return seat
 
 
@@ -93,16 +105,21 @@ def _stream_seat(request: Request, table_id: str) -> str:
     tables = _tables(request)
     tables.table(table_id)  # an unknown table: 404
     seat = seat_of_ticket(ticket, table_id, lambda s: tables.seats.token_hash_of(table_id, s))
-    request.app.state.limiter.check(ticket)
+    request.app.state.limiter.check(token_hash(ticket), "for this stream cookie")
     return seat
 
 
-@post("/tables", status_code=201, summary="Create a table", guards=[same_origin])
+@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
 async def create_table(data: TableSettings, request: Request) -> CreatedTable:
-    return _tables(request).create(data)
+    slots: TableSlots = request.app.state.slots
+    client = client_address(request)
+    slots.check(client)
+    created = _tables(request).create(data)
+    slots.hold(_tables(request), created.table, client)
+    return created
 
 
-@get("/tables", summary="The served tables")
+@get("/tables", summary="The served tables", guards=[public_rate])
 async def list_tables(request: Request) -> dict[str, Any]:
     return {"tables": _tables(request).listing()}
 
@@ -163,7 +180,7 @@ async def seat_events(table_id: str, request: Request) -> ASGIApp:
     return stream_app(tables, request.app.state.config, table_id, seat, after)
 
 
-@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
+@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
     after = last_event_id(request.headers, tables.spectator_horizon(table_id))
@@ -184,7 +201,7 @@ def _cli_json(data: Any) -> Response:
     return Response(content=json.dumps(data, indent=2, ensure_ascii=False) + "\n", media_type="application/json")
 
 
-@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
+@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate])
 async def replay(game_id: str, request: Request, as_: str | None = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
@@ -198,7 +215,7 @@ async def replay(game_id: str, request: Request, as_: str | None = None) -> Resp
     return _cli_json(doc)
 
 
-@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json")
+@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate])
 async def audit(game_id: str, request: Request) -> Response:
     from ..application.audit import audit_document
 
@@ -206,7 +223,7 @@ async def audit(game_id: str, request: Request) -> Response:
     return _cli_json(audit_document(request.app.state.tables.store, game_id))
 
 
-@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json")
+@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate])
 async def adjudicate_records(request: Request) -> Response:
     from ..application.adjudicate import adjudicate, ruleset_loader
     from ..core.handrecord import records_from_text
@@ -236,6 +253,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         store = open_store(config.db, durable=config.durable)
         app.state.tables = Tables(store)
         app.state.tables.resume_timers()
+        app.state.slots.load(app.state.tables)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
         stopping = asyncio.Event()
         follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))
@@ -253,7 +271,14 @@ def create_app(config: ServiceConfig) -> Litestar:
         route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
-        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst)}),
+        state=State(
+            {
+                "config": config,
+                "limiter": RateLimiter(config.rate, config.burst, "--rate"),
+                "public_limiter": RateLimiter(config.public_rate, config.public_burst, "--public-rate"),
+                "slots": TableSlots(config.max_tables, config.max_tables_per_client),
+            }
+        ),
         request_max_body_size=config.max_body,
         request_class=SafeJSONRequest,
         openapi_config=OpenAPIConfig(title="tonk table service", version="1", path="/schema"),

@@ -28,6 +28,12 @@ def error_of(r, status: int, code: str, *words: str) -> None:
         assert w in err["message"], err
 
 
+@pytest.fixture(scope="module")
+def server(start_module_server):
+    # every case creates tables (and leaves them in play): no public limit in this module
+    return start_module_server("--public-rate", "0", "--max-tables-per-client", "0")
+
+
 @pytest.fixture
 def table(client: Client) -> dict:
     return client.create(seats=["ann", "bob"])

@@ -27,6 +27,12 @@ def stored(server) -> tuple[int, list]:
 
 
 @pytest.fixture(scope="module")
+def server(start_module_server):
+    # some 70 requests to the routes without a token, one after another: no public rate here
+    return start_module_server("--public-rate", "0")
+
+
+@pytest.fixture(scope="module")
 def table(client: Client) -> dict:
     return client.create(seats=["ann", "bob"])
 
