@@ -21,9 +21,9 @@ def serve_cmd(
     port: int = typer.Option(8000, "--port", min=0, max=65535, metavar="PORT", help="TCP port."),
     rate: float = typer.Option(50.0, "--rate", min=0, metavar="N", help="Requests per second per seat token (0: no limit)."),
     public_rate: float = typer.Option(
-        5.0, "--public-rate", min=0, metavar="N", help="Requests per second per client address on the routes without a token: creating and listing tables, spectating, replays, audits, adjudicating (0: no limit)."
+        1.0, "--public-rate", min=0, metavar="N", help="Requests per second per client address on the routes without a token: creating and listing tables, spectating, replays, audits, adjudicating (0: no limit)."
     ),
-    public_burst: int = typer.Option(50, "--public-burst", min=1, metavar="N", help="Requests a client address may make at once before --public-rate holds it back."),
+    public_burst: int = typer.Option(30, "--public-burst", min=1, metavar="N", help="Requests a client address may make at once before --public-rate holds it back."),
     max_tables: int = typer.Option(500, "--max-tables", min=0, metavar="N", help="Tables in play on the server; a table over it is refused with 503 until a game ends (0: no cap)."),
     max_tables_per_client: int = typer.Option(
         20, "--max-tables-per-client", min=0, metavar="N", help="Tables in play that one client address may have created; over it 429 until one ends (0: no cap)."

@@ -55,8 +55,8 @@ class ServiceConfig:
     stream_queue: int = 256  # pending notices per stream before the client counts as not reading
     rate: float = 50.0  # requests per second per token
     burst: int = 100
-    public_rate: float = 5.0  # requests per second per client address on the routes without a token
-    public_burst: int = 50
+    public_rate: float = 1.0  # requests per second per client address on the routes without a token
+    public_burst: int = 30
     max_tables: int = 500  # tables in play on the server (0: no cap)
     max_tables_per_client: int = 20  # tables in play created by one client address (0: no cap)
     max_body: int = 64 * 1024
