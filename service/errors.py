@@ -80,6 +80,8 @@ def validation_error(request: Request, exc: ValidationException) -> Response:
         if isinstance(item, dict):
             msg = item.get("message") or ""
             key = item.get("key")
+            if key == "data" and item.get("source") == "body" and msg == "'data'":
+                msg = "the request needs a JSON body (none was sent)"  # Litestar's word for a missing body
             problems.append(f"{msg} ({key})" if key and key not in msg else msg)
         else:
             problems.append(str(item))

@@ -104,3 +104,10 @@ def test_close_and_session_take_no_fields(server, client: Client, table: dict, r
     before = stored(server)
     assert_400(post(client, table, route, b'{"seat": "bob"}'), "unknown field", "seat")
     assert stored(server) == before
+
+
+@pytest.mark.parametrize("route", ["tables", "commands"])
+def test_a_missing_body_is_a_400_saying_so(server, client: Client, table: dict, route: str):
+    before = stored(server)
+    assert_400(post(client, table, route, b""), "needs a JSON body")
+    assert stored(server) == before
