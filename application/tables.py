@@ -259,6 +259,11 @@ class Tables:
             del self._cache[table_id]
             excess -= 1
 
+    def listen(self, table_id: str, listener: Listener) -> None:
+        """Call ``listener(table, first_seq, events)`` after each append to the table: this
+        node's, or another node's once :meth:`catch_up` has seen it (a listener outlives the cache)."""
+        self._listeners.setdefault(table_id, set()).add(listener)
+
     def listing(self) -> list[dict[str, Any]]:
         """Every served table (``GET /tables``), from the store's games projection and the
         tables' settings, two queries: no table is folded to be listed."""

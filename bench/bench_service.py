@@ -187,9 +187,13 @@ def _check_store(db: Path | str, acked: list[str], ids: list[str]) -> dict[str, 
     return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended}
 
 
+#: the benchmark's clients all come from loopback and create every table at once: no limit holds them back
+NO_LIMITS = ("--public-rate", "0", "--max-tables", "0", "--max-tables-per-client", "0")
+
+
 def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Popen, int]:
     port = _free_port()
-    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:

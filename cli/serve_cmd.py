@@ -20,6 +20,14 @@ def serve_cmd(
     host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS", help="Address to bind (loopback unless told otherwise)."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, metavar="PORT", help="TCP port."),
     rate: float = typer.Option(50.0, "--rate", min=0, metavar="N", help="Requests per second per seat token (0: no limit)."),
+    public_rate: float = typer.Option(
+        1.0, "--public-rate", min=0, metavar="N", help="Requests per second per client address on the routes without a token: creating and listing tables, spectating, replays, audits, adjudicating (0: no limit)."
+    ),
+    public_burst: int = typer.Option(30, "--public-burst", min=1, metavar="N", help="Requests a client address may make at once before --public-rate holds it back."),
+    max_tables: int = typer.Option(500, "--max-tables", min=0, metavar="N", help="Tables in play on the server; a table over it is refused with 503 until a game ends (0: no cap)."),
+    max_tables_per_client: int = typer.Option(
+        20, "--max-tables-per-client", min=0, metavar="N", help="Tables in play that one client address may have created; over it 429 until one ends (0: no cap)."
+    ),
     keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, metavar="SECONDS", help="Seconds between keep-alive comments on a quiet stream."),
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, metavar="SECONDS", help="Seconds a stream write may take before the client counts as not reading and is dropped."),
     shutdown_timeout: float = typer.Option(5.0, "--shutdown-timeout", min=0, max=3600, metavar="SECONDS", help="On SIGTERM or SIGINT: seconds for commands in flight to finish and open streams to end (each told the server stops, so its client reconnects) before the rest is cut off; then tonk serve exits with 0."),
@@ -48,4 +56,17 @@ def serve_cmd(
     except StoreError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"tonk serve: http://{host}:{port} (store {describe(db)}; API at /schema)", err=True)
-    serve(ServiceConfig(db=db, rate=rate, burst=max(int(rate * 2), 10), keepalive=keepalive, write_timeout=stream_timeout, durable=durable, shutdown_timeout=shutdown_timeout), host, port, access_log)
+    config = ServiceConfig(
+        db=db,
+        rate=rate,
+        burst=max(int(rate * 2), 10),
+        public_rate=public_rate,
+        public_burst=public_burst,
+        max_tables=max_tables,
+        max_tables_per_client=max_tables_per_client,
+        keepalive=keepalive,
+        write_timeout=stream_timeout,
+        durable=durable,
+        shutdown_timeout=shutdown_timeout,
+    )
+    serve(config, host, port, access_log)

@@ -6,7 +6,8 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /tables/{id}/view``: the seat's view (Bearer token).
 * ``POST /tables/{id}/commands``: a seat's command, with the version it saw and a command id.
 * ``POST /tables/{id}/close``: the host closes the table (host token).
-* ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie (for EventSource).
+* ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie that opens only
+  the seat's stream (a ticket of ``.stream_ticket``, for EventSource), never the token.
 * ``GET /tables/{id}/events``: the seat's live stream (SSE); ``GET /tables/{id}/spectate``.
 * ``GET /games/{id}/replay``, ``GET /games/{id}/audit``: an ended game, as ``tonk replay
   --json`` and ``tonk audit --json`` print it; ``POST /adjudicate``: as ``tonk adjudicate --json``.
@@ -14,6 +15,11 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * The web pages and the JSON only they need (``GET /variants``, ``GET /games/{id}/document``):
   ``service/pages.py``.  Every route is in the OpenAPI document and in the routes table of
   ``docs/http-api.md`` (``tests/service/test_http_api_doc.py`` compares them).
+
+Limits (``docs/http-api.md``, Limits): a table's routes go by the token's ``--rate``; the
+routes without a token by the client address's ``--public-rate`` (``.rate_limit``; not
+the pages' HTML and static files, nor ``/ping``); creating a table by the caps on tables
+in play (``.table_slots``).
 """
 
 from __future__ import annotations
@@ -32,12 +38,18 @@ from litestar.openapi import OpenAPIConfig
 from litestar.params import Parameter
 from litestar.types import ASGIApp
 
-from ..application.table_types import HOST, SPECTATOR, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
+from ..application.table_types import HOST, SPECTATOR, BadToken, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
 from ..application.tables import Tables
-from .auth import RateLimiter, bearer_token, cookie_name
+from ..storage.seats import token_hash
+from .auth import bearer_token, cookie_name, stream_cookie
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
+from .rate_limit import RateLimiter, client_address, public_rate
+from .request_body import SafeJSONRequest, read_fields
+from .same_origin import same_origin
+from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
+from .table_slots import TableSlots
 
 
 @dataclass
@@ -48,11 +60,16 @@ class ServiceConfig:
     stream_queue: int = 256  # pending notices per stream before the client counts as not reading
     rate: float = 50.0  # requests per second per token
     burst: int = 100
+    public_rate: float = 1.0  # requests per second per client address on the routes without a token
+    public_burst: int = 30
+    max_tables: int = 500  # tables in play on the server (0: no cap)
+    max_tables_per_client: int = 20  # tables in play created by one client address (0: no cap)
     max_body: int = 64 * 1024
     timer_tick: float = 0.25
     durable: bool = True
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
+    stream_ticket: int = LIFETIME  # seconds a stream cookie (POST .../session) opens the seat's stream
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -80,18 +97,35 @@ def _tables(request: Request) -> Tables:
 
 def _seat(request: Request, table_id: str) -> str:
     tables = _tables(request)
-    token = bearer_token(request.headers, table_id)
+    token = bearer_token(request.headers)
     seat = tables.seat_of(table_id, token)
-    request.app.state.limiter.check(token)  # type: ignore[arg-type]
+    request.app.state.limiter.check(token_hash(token))  # type: ignore[arg-type]
     return seat
 
 
-@post("/tables", status_code=201, summary="Create a table")
+def _stream_seat(request: Request, table_id: str) -> str:
+    """The seat of a stream request: the token in the header, else the table's stream cookie."""
+    ticket = None if "authorization" in request.headers else stream_cookie(request.headers, table_id)
+    if ticket is None:
+        return _seat(request, table_id)
+    tables = _tables(request)
+    tables.table(table_id)  # an unknown table: 404
+    seat = seat_of_ticket(ticket, table_id, lambda s: tables.seats.token_hash_of(table_id, s))
+    request.app.state.limiter.check(token_hash(ticket), "for this stream cookie")
+    return seat
+
+
+@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
 async def create_table(data: TableSettings, request: Request) -> CreatedTable:
-    return _tables(request).create(data)
+    slots: TableSlots = request.app.state.slots
+    client = client_address(request)
+    slots.check(client)
+    created = _tables(request).create(data)
+    slots.hold(_tables(request), created.table, client)
+    return created
 
 
-@get("/tables", summary="The served tables")
+@get("/tables", summary="The served tables", guards=[public_rate])
 async def list_tables(request: Request) -> dict[str, Any]:
     return {"tables": _tables(request).listing()}
 
@@ -110,33 +144,41 @@ async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict
     return {"table": table_id, "seat": seat, "receipts": _tables(request).receipts(table_id, seat, after)}
 
 
-@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command")
+@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
 async def command(table_id: str, data: CommandRequest, request: Request) -> CommandResult:
     seat = _seat(request, table_id)
     fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
     return _tables(request).act(table_id, seat, data.action, fields, data.version, data.command_id)
 
 
-@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)")
+@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
 async def close_table(table_id: str, request: Request) -> ClosedTable:
+    await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
-@post("/tables/{table_id:str}/session", status_code=200, summary="Exchange the token for an HttpOnly cookie (EventSource)")
+@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
 async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
+    await read_fields(request)
     seat = _seat(request, table_id)
     if seat.startswith("@"):
         raise Forbidden("only a seat's token can open a stream session; the host token has no seat to stream")
-    token = bearer_token(request.headers, table_id)
+    lifetime = request.app.state.config.stream_ticket
+    key = _tables(request).seats.token_hash_of(table_id, seat)
+    if key is None:  # the seat was found by this very hash a moment ago
+        raise BadToken("the token is not a token of this table")
+    ticket = issue_ticket(key, table_id, seat, lifetime=lifetime)
     response = Response(content={"table": table_id, "seat": seat}, status_code=200)
-    response.set_cookie(cookie_name(table_id), token, httponly=True, samesite="strict", path=f"/tables/{table_id}")
+    response.set_cookie(
+        cookie_name(table_id), ticket, max_age=lifetime, httponly=True, samesite="strict", secure=request.url.scheme == "https", path=f"/tables/{table_id}"
+    )
     return response
 
 
 @get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
 async def seat_events(table_id: str, request: Request) -> ASGIApp:
-    seat = _seat(request, table_id)
+    seat = _stream_seat(request, table_id)
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
@@ -144,7 +186,7 @@ async def seat_events(table_id: str, request: Request) -> ASGIApp:
     return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after)
 
 
-@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream")
+@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
@@ -165,7 +207,7 @@ def _cli_json(data: Any) -> Response:
     return Response(content=json.dumps(data, indent=2, ensure_ascii=False) + "\n", media_type="application/json")
 
 
-@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json")
+@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate])
 async def replay(game_id: str, request: Request, as_: Annotated[str | None, Parameter(query="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
@@ -179,7 +221,7 @@ async def replay(game_id: str, request: Request, as_: Annotated[str | None, Para
     return _cli_json(doc)
 
 
-@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json")
+@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate])
 async def audit(game_id: str, request: Request) -> Response:
     from ..application.audit import audit_document
 
@@ -187,7 +229,7 @@ async def audit(game_id: str, request: Request) -> Response:
     return _cli_json(audit_document(request.app.state.tables.store, game_id))
 
 
-@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json")
+@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate])
 async def adjudicate_records(request: Request) -> Response:
     from ..application.adjudicate import adjudicate, ruleset_loader
     from ..core.handrecord import records_from_text
@@ -219,6 +261,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         store = open_store(config.db, durable=config.durable)
         app.state.tables = Tables(store)
         app.state.tables.resume_timers()
+        app.state.slots.load(app.state.tables)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
         stopping = asyncio.Event()
         follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))
@@ -237,8 +280,17 @@ def create_app(config: ServiceConfig) -> Litestar:
         route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
-        state=State({"config": config, "limiter": RateLimiter(config.rate, config.burst), "stopping": asyncio.Event()}),
+        state=State(
+            {
+                "config": config,
+                "limiter": RateLimiter(config.rate, config.burst, "--rate"),
+                "public_limiter": RateLimiter(config.public_rate, config.public_burst, "--public-rate"),
+                "slots": TableSlots(config.max_tables, config.max_tables_per_client),
+                "stopping": asyncio.Event(),
+            }
+        ),
         request_max_body_size=config.max_body,
+        request_class=SafeJSONRequest,
         openapi_config=OpenAPIConfig(
             title="tonk table service", version="1", openapi_router=Router("/schema", route_handlers=[], include_in_schema=False, before_request=_schema_not_found)
         ),

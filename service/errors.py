@@ -25,6 +25,7 @@ STATUS_OF_KIND = {
     "not_found": 404,
     "conflict": 409,
     "gone": 410,
+    "unsupported_media_type": 415,
     "too_many_requests": 429,
     "unavailable": 503,
 }
@@ -33,7 +34,15 @@ log = logging.getLogger("tonk.service")
 
 
 class RateLimited(TableError):
+    """Over a rate or a per-client cap (``429``); ``retry_after`` seconds go in ``Retry-After``."""
+
     kind = "too_many_requests"
+
+
+class ServerFull(TableError):
+    """Over a server-wide cap (``503``); ``retry_after`` seconds go in ``Retry-After``."""
+
+    kind = "unavailable"
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -47,8 +56,8 @@ def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = No
 def table_error(_: Request, exc: TableError) -> Response:
     status = STATUS_OF_KIND.get(exc.kind, 400)
     headers = {"WWW-Authenticate": 'Bearer realm="tonk"'} if status == 401 else None
-    if status == 429:
-        headers = {"Retry-After": "1"}
+    if status in (429, 503) and "retry_after" in exc.extra:
+        headers = {"Retry-After": str(exc.extra["retry_after"])}
     return _json(status, error_body(exc.kind, exc.message, **exc.extra), headers)
 
 
@@ -71,6 +80,8 @@ def validation_error(request: Request, exc: ValidationException) -> Response:
         if isinstance(item, dict):
             msg = item.get("message") or ""
             key = item.get("key")
+            if key == "data" and item.get("source") == "body" and msg == "'data'":
+                msg = "the request needs a JSON body (none was sent)"  # Litestar's word for a missing body
             problems.append(f"{msg} ({key})" if key and key not in msg else msg)
         else:
             problems.append(str(item))

@@ -15,6 +15,7 @@ from litestar import Request, Response, get
 from .. import web
 from ..application.replay_document import replay_document
 from ..application.table_types import StillInPlay, TableError, UnknownTable
+from .rate_limit import public_rate
 
 _TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
 #: every page sends this: nothing but its own origin's scripts, styles and requests
@@ -67,7 +68,7 @@ async def static_file(name: str) -> Response:
     return Response(content=web.asset(name), media_type=_TYPES[suffix], headers=_HEADERS)
 
 
-@get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it")
+@get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it", guards=[public_rate])
 async def replay_data(game_id: str, request: Request) -> dict[str, Any]:
     from ..application.audit import audit_game
     from ..core.events import GameEnded
@@ -79,7 +80,7 @@ async def replay_data(game_id: str, request: Request) -> dict[str, Any]:
     return replay_document(game_id, events, None, audit_game(store, game_id, {}))
 
 
-@get("/variants", summary="The installed variants and their options, as tonk variants --json")
+@get("/variants", summary="The installed variants and their options, as tonk variants --json", guards=[public_rate])
 async def installed_variants() -> dict[str, Any]:
     from ..variants.registry import default_registry, describe_variant
 

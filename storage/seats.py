@@ -138,6 +138,11 @@ class SeatStore:
                 found = seat
         return found
 
+    def token_hash_of(self, game_id: str, seat: str) -> str | None:
+        """The stored hash of ``seat``'s token at the table (the key of its stream tickets), or ``None``."""
+        rows = self._db.rows("SELECT token_hash FROM seat_tokens WHERE game_id = ? AND seat = ?", (game_id, seat))
+        return rows[0][0] if rows else None
+
     def settings(self, game_id: str) -> dict[str, Any] | None:
         rows = self._db.rows("SELECT settings FROM served_tables WHERE game_id = ?", (game_id,))
         return json.loads(rows[0][0]) if rows else None

@@ -28,6 +28,13 @@ def error_of(r, status: int, code: str, *words: str) -> dict:
     return err
 
 
+@pytest.fixture(scope="module")
+def server(start_module_server):
+    # each test sits at its own table (some 20, left in play): past the default
+    # --max-tables-per-client, and near --public-burst
+    return start_module_server("--max-tables-per-client", "0", "--public-rate", "0")
+
+
 @pytest.fixture
 def table(client: Client) -> dict:
     return client.create(seats=["ann", "bob", "cy"], bots={"cy": "random"})

@@ -19,6 +19,13 @@ from .conftest import Client, auth, command_body, play_until_over
 DOC = Path(__file__).resolve().parents[2] / "docs" / "http-api.md"
 
 
+@pytest.fixture(scope="module")
+def server(start_module_server):
+    # the statuses test leaves tables in play and makes many requests without a token: the
+    # public limits are lifted here and met on a server of their own (provoke_limits)
+    return start_module_server("--max-tables-per-client", "0", "--public-rate", "0")
+
+
 def section(title: str) -> str:
     """The text of the doc's section headed ``title`` (up to the next heading of its level or above)."""
     text = DOC.read_text(encoding="utf-8")
@@ -210,6 +217,8 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
     seen("POST /tables", h.post("/tables", json={"seats": ["a", "b"]}))
     seen("POST /tables", h.post("/tables", json={"seats": ["a"]}))
     seen("POST /tables", h.post("/tables", content=BIG, headers=json_body))
+    seen("POST /tables", h.post("/tables", content=b'{"seats": ["a", "b"]}', headers={"content-type": "text/plain"}))
+    seen("POST /tables", h.post("/tables", json={"seats": ["a", "b"]}, headers={"origin": "http://127.0.0.1:9"}))
     seen("GET /tables", h.get("/tables"))
     for route, call in (
         ("GET /tables/{id}/view", lambda t, tok, **kw: h.get(f"/tables/{t}/view", headers=auth(tok), **kw)),
@@ -234,6 +243,11 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
     seen(act, c.act(tid, playing["tokens"][seat], command_body(v["legal"][0], v["version"] - 1)))
     seen(act, c.act(tid, playing["tokens"][seat], command_body(v["legal"][0], v["version"])))
     seen(act, c.act(gid, ended["tokens"]["ann"], {"action": "draw_stock", "version": 1, "command_id": "late"}))
+    seen(act, h.post(f"/tables/{tid}/commands", headers={**auth(ann), "content-type": "text/plain"}, content=b'{"action": "knock"}'))
+    for route, path in (("POST /tables/{id}/session", "session"), ("POST /tables/{id}/close", "close")):
+        seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), **json_body}, content=b'{"x": 1}'))
+        seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), **json_body}, content=BIG))
+        seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), "content-type": "text/plain"}, content=b"{}"))
 
     closing = c.create(seats=["ann", "bob"])
     close = "POST /tables/{id}/close"
@@ -291,6 +305,27 @@ def provoke_limits(start_server, tmp_path: Path, seen: Seen) -> None:
     seen("POST /tables/{id}/close", c.http.post(f"/tables/{tid}/close", headers=auth(ann)))
     seen("POST /tables/{id}/session", c.http.post(f"/tables/{tid}/session", headers=auth(ann)))
     seen("GET /tables/{id}/events", stream_status(f"{server.url}/tables/{tid}/events", auth(ann)))
+    provoke_public_limits(start_server, seen)
+
+
+def provoke_public_limits(start_server, seen: Seen) -> None:
+    """429 on every route without a token (a server whose client addresses get one such
+    request, then one more each 1000 s), and 503 for a new table on a full server."""
+    full = start_server("--max-tables", "1", "--public-rate", "0")
+    c = Client(full.url)
+    seen("POST /tables", c.http.post("/tables", json={"seats": ["a", "b"]}))
+    seen("POST /tables", c.http.post("/tables", json={"seats": ["a", "b"]}))
+    server = start_server("--public-rate", "0.001", "--public-burst", "1")
+    c = Client(server.url)
+    created = c.create(seats=["ann", "bob"])
+    h, tid = c.http, created["table"]
+    seen("POST /tables", h.post("/tables", json={"seats": ["a", "b"]}))
+    seen("GET /tables", h.get("/tables"))
+    seen("GET /tables/{id}/spectate", stream_status(f"{server.url}/tables/{tid}/spectate", {}))
+    for path in ("replay", "audit", "document"):
+        seen(f"GET /games/{{id}}/{path}", h.get(f"/games/{tid}/{path}"))
+    seen("GET /variants", h.get("/variants"))
+    seen("POST /adjudicate", h.post("/adjudicate", content=EXAMPLES.read_bytes()))
 
 
 def test_each_route_answers_exactly_the_statuses_the_doc_lists(server, client: Client, start_server, tmp_path):

@@ -273,7 +273,9 @@ function listen() {
   source.addEventListener("error", () => {
     if (ended || source !== stream) return;
     connectionLost();
-    if (source.readyState === EventSource.CLOSED) retry = setTimeout(listen, 2000);
+    // refused (not a lost connection, which EventSource retries itself): the stream cookie
+    // has expired, say, or the server was down; ask for a new one with the token
+    if (source.readyState === EventSource.CLOSED) retry = setTimeout(sitDown, 2000);
   });
   source.addEventListener("shutdown", () => connectionLost());
   source.addEventListener("snapshot", (message) => render(JSON.parse(message.data)));

@@ -1,0 +1,89 @@
+"""Reading a request's JSON body: the same safe reader as the CLI, on every route that reads one.
+
+:class:`SafeJSONRequest` is the service's request class: whatever reads a body as
+JSON (Litestar, for a handler's ``data``; :func:`read_fields` for the routes
+that take no fields) reads it with :func:`tonk.core.safe_json.loads` (no nesting
+deeper than 64 levels, no integer of more than 30 digits, no ``NaN`` or
+``Infinity``; the server's body limit, 64 KiB, comes first), and msgspec then
+converts the plain value to the route's type.  So a body outside the limits is
+a ``400`` naming the problem, never a ``RecursionError`` and a 500.
+
+A JSON body must be sent as ``Content-Type: application/json``, else ``415``:
+a cross-site form or a "simple" ``fetch`` can only send ``text/plain``,
+``multipart/form-data`` or ``application/x-www-form-urlencoded``.  An empty body
+may come without a ``Content-Type`` (``close`` and ``session`` take no fields).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.types import Empty
+
+from ..application.table_types import TableError
+from ..core.safe_json import UnsafeJSON, check_depth_bytes, loads
+
+
+class UnsupportedMediaType(TableError):
+    kind = "unsupported_media_type"
+
+
+class NoFields(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The body of a route that takes no fields: nothing, or ``{}``."""
+
+
+def media_type(request: Request) -> str | None:
+    """The request's media type (``Content-Type`` without parameters, lower case), or ``None``."""
+    value = request.headers.get("content-type")
+    if value is None:
+        return None
+    return value.split(";", 1)[0].strip().lower()
+
+
+def check_json_media_type(request: Request, body: bytes) -> None:
+    """``415`` unless the body is sent as ``application/json`` (an empty body may omit the type)."""
+    kind = media_type(request)
+    if kind == "application/json" or (kind is None and not body):
+        return
+    shown = "no Content-Type" if kind is None else f"Content-Type {kind[:60]!r}"
+    raise UnsupportedMediaType(f"{request.method} {request.url.path} takes a JSON body sent as Content-Type: application/json, not {shown}")
+
+
+def decode_body(where: str, body: bytes) -> Any:
+    """The JSON value of ``body`` (empty: ``None``), decoded within the limits of :mod:`tonk.core.safe_json`."""
+    if not body.strip():
+        return None
+    try:
+        check_depth_bytes(body)  # before any decoder recurses
+        return loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise TableError(f"{where}: the body is not UTF-8 text") from None
+    except UnsafeJSON as exc:
+        raise TableError(f"{where}: the body is JSON outside the limits: {exc.message}") from None
+    except json.JSONDecodeError as exc:
+        raise TableError(f"{where}: malformed JSON body: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+
+
+class SafeJSONRequest(Request[Any, Any, Any]):
+    """A request whose JSON body is read by the safe reader, and only when sent as JSON."""
+
+    async def json(self) -> Any:
+        if self._json is Empty:
+            body = await self.body()
+            check_json_media_type(self, body)
+            self._json = self._connection_state.json = decode_body(f"{self.method} {self.url.path}", body)
+        return self._json
+
+
+async def read_fields(request: Request) -> None:
+    """Read the body of a route that takes no fields: nothing, or ``{}`` (``400`` otherwise)."""
+    value = await request.json()
+    if value is None:
+        return
+    try:
+        msgspec.convert(value, NoFields)
+    except msgspec.ValidationError as exc:
+        raise TableError(f"{request.method} {request.url.path} takes no fields: {exc}") from None
