@@ -58,7 +58,7 @@ def _read_all(sock: socket.socket) -> bytes:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_ends_every_open_stream_and_the_server_exits_cleanly(start_server, signum):
-    server = start_server("--rate", "0", "--keepalive", "0.5", "--shutdown-timeout", "5")
+    server = start_server("--rate", "0", "--public-rate", "0", "--keepalive", "0.5", "--shutdown-timeout", "5")
     client = Client(server.url)
     created = [client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=50) for _ in range(3)]
     streams: list[SSE] = []

@@ -191,7 +191,7 @@ async def run_tables(base: str, rng: random.Random) -> tuple[list[dict[str, Any]
 
 
 def test_many_tables_every_stream_gets_every_event_once_through_the_games_end_across_cuts(start_server):
-    server = start_server("--rate", "0", "--keepalive", "0.5", "--stream-timeout", "120")
+    server = start_server("--rate", "0", "--public-rate", "0", "--max-tables-per-client", "0", "--keepalive", "0.5", "--stream-timeout", "120")
     created, watchers = asyncio.run(run_tables(server.url, random.Random(18)))
     with EventStore.open(server.db) as store:
         stored = {c["table"]: [(r.seq, r.type, r.hash) for r in store.records(c["table"])] for c in created}

@@ -14,7 +14,7 @@ from .sse import SSE
 
 @pytest.fixture(scope="module")
 def server(start_module_server):
-    return start_module_server("--keepalive", "0.3")
+    return start_module_server("--keepalive", "0.3", "--public-rate", "0", "--max-tables-per-client", "0")
 
 
 def records(server, gid):

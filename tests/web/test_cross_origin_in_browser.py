@@ -109,7 +109,10 @@ def test_a_page_on_another_port_cannot_act_for_a_seat_with_a_stream_cookie(page,
     page.fill("#token", token)
     page.press("#token", "Enter")
     page.wait_for_selector("body[data-ready=true]")
-    page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+    # (Playwright's own assertion: the page's Content-Security-Policy refuses an evaluated expression)
+    from playwright.sync_api import expect
+
+    expect(page.locator("#connection")).to_have_text("connected", timeout=20000)
     cookies = {c["name"]: c for c in page.context.cookies(f"{base}/tables/{tid}/events")}
     cookie = cookies[f"tonk_stream_{tid}"]
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == f"/tables/{tid}"
