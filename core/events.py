@@ -14,7 +14,7 @@ store hashes exactly these bytes.
 
 from __future__ import annotations
 
-from typing import Any, Union, cast
+from typing import Any, Sequence, Union, cast
 
 import msgspec
 
@@ -222,6 +222,14 @@ def encode(event: Event) -> bytes:
 def decode(data: bytes | str) -> Event:
     """Decode one event, upcasting older formats."""
     return _decoder.decode(data)
+
+
+def game_started(events: Sequence[Event]) -> GameStarted:
+    """The ``game_started`` a game's log begins with (:class:`ValueError` if it does not)."""
+    first = events[0] if events else None
+    if not isinstance(first, GameStarted):
+        raise ValueError("a game's log must start with game_started")
+    return first
 
 
 def event_type(event: Event) -> str:
