@@ -5,10 +5,11 @@ record's ruleset loaded from the installed variants (or a registry given, e.g. w
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Iterable
 
 from ..core.adjudication import adjudicate as _adjudicate
 from ..core.adjudication import compare
+from ..core.events import RulesetSpec
 from ..core.ruleset import Ruleset, RulesetLoader
 from ..variants import load_ruleset
 from ..variants.registry import Registry
@@ -20,13 +21,13 @@ def ruleset_loader(registry: Registry | None = None, *, keep: int = 256) -> Rule
     more than judging a case."""
     cache: dict[str, Ruleset] = {}
 
-    def load(variants: Any, options: Any = None) -> Ruleset:
-        key = json.dumps([variants, options], sort_keys=True, default=repr)
+    def load(spec: RulesetSpec | Iterable[str] = (), options: dict[str, Any] | None = None) -> Ruleset:
+        key = json.dumps([spec, options], sort_keys=True, default=repr)
         ruleset = cache.get(key)
         if ruleset is None:
             if len(cache) >= keep:
                 cache.clear()
-            ruleset = cache[key] = load_ruleset(variants, options, registry=registry)
+            ruleset = cache[key] = load_ruleset(spec, options, registry=registry)
         return ruleset
 
     return load

@@ -61,10 +61,9 @@ def replay_document(game_id: str, events: Sequence[Event], viewer: str | None = 
             raise ReplayError(f"event {seq} cannot be applied to the position before it ({type(exc).__name__}: {exc}); run tonk audit") from None
         for p in perspectives:
             steps[p].append({"seq": seq, "event": event_view(event, p), "view": msgspec.to_builtins(player_view(state, p))})
-        t = type(event)
-        if t is HandDealt:
+        if type(event) is HandDealt:
             hands.append({"hand_no": event.hand_no, "dealer": event.dealer, "first": seq, "last": None, "end": None})
-        elif t is HandEnded and hands:
+        elif type(event) is HandEnded and hands:
             hands[-1].update(
                 last=seq,
                 end=event.end,

@@ -43,7 +43,7 @@ from ..core.bots import make_bot
 from ..core.commands import DealHand
 from ..core.turn import decide
 from ..core.errors import TonkError
-from ..core.events import Event, HandEnded
+from ..core.events import Event, HandEnded, game_started
 from ..core.game import Game
 from ..core.legal import legal_actions
 from ..core.ruleset import Ruleset, RulesetLoader
@@ -181,14 +181,17 @@ class Tally:
                     row["net"] += n
                     if n == best and n > 0:
                         row["wins"] += 1
-        if ended.end == "knock" and ended.player in seat_of:
-            row = self.seat[seat_of[ended.player]]
+        who = ended.player
+        if who is None:  # a draw of initial tonks, a turn cap: no one to count
+            return
+        if ended.end == "knock" and who in seat_of:
+            row = self.seat[seat_of[who]]
             row["knocks"] += 1
             row["knocks_won" if ended.outcome == "knocker_won" else "knocks_caught"] += 1
         elif ended.end == "tonk_out":
-            self.seat[seat_of[ended.player]]["tonk_outs"] += 1
+            self.seat[seat_of[who]]["tonk_outs"] += 1
         elif ended.end == "out_by_discard":
-            self.seat[seat_of[ended.player]]["went_out"] += 1
+            self.seat[seat_of[who]]["went_out"] += 1
 
     def to_dict(self) -> dict:
         return {
@@ -240,7 +243,7 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
                     f"hand {state.hand_no} of game {index} ran past {MAX_ACTIONS_PER_HAND} actions "
                     "(set the option max_turns_per_hand to cap hands)"
                 )
-        if tally is not None:
+        if tally is not None and state.last_ending is not None:  # the hand just ended
             tally.record_hand(state.last_ending, seat_of, actions, state.turn_no)
     game.end("simulation complete")
     if tally is not None:
@@ -295,7 +298,7 @@ def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, 
 def _append(store: EventSink, events: list[Event]) -> None:
     from ..storage import ConcurrencyError
 
-    gid = events[0].game_id
+    gid = game_started(events).game_id
     try:
         store.append(gid, events, 0)
     except ConcurrencyError:
@@ -490,7 +493,7 @@ def report(config: SimConfig, tally: Tally, seconds: float | None = None) -> dic
     hands = tally.hands
     seats = config.seats()
     names = config.seat_bots()
-    seat_rows = []
+    seat_rows: list[dict[str, Any]] = []
     for i, p in enumerate(seats):
         r = tally.seat[i]
         seat_rows.append(

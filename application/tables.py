@@ -46,7 +46,7 @@ from ..core.audit import command_of_event
 from ..core.commands import DealHand, LaySpread
 from ..core.commitment import new_salt, secure_shuffle
 from ..core.errors import IllegalAction, SetupError
-from ..core.events import TIMED_EVENTS, Event, GameEnded, HandEnded
+from ..core.events import TIMED_EVENTS, Event, GameEnded, HandEnded, game_started
 from ..core.game import Game, parse_command
 from ..core.legal import legal_actions
 from ..core.names import check_name
@@ -233,7 +233,7 @@ class Tables:
             if r.command_id:
                 first, _ = command_seqs.get(r.command_id, (r.seq, r.seq))
                 command_seqs[r.command_id] = (first, r.seq)
-        ruleset = self._load_ruleset(events[0].ruleset)
+        ruleset = self._load_ruleset(game_started(events).ruleset)
         table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
         table.listeners = self._listeners.setdefault(table_id, set())
         with self._batch(table, ""):

@@ -236,7 +236,7 @@ def adjudicate_cmd(
                 err_console().print(f"error: {one_line(v['message'])}", markup=False)
             else:
                 _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
-            raw = item = v = None  # hold no more than the case in hand
+            del raw, item, v  # hold no more than the case in hand
     if json_doc is not None:
         json_doc.close()
     if broken is not None:

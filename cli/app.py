@@ -18,6 +18,7 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import typer
 
@@ -124,9 +125,10 @@ def usage_error_line(exc) -> str:
     return f"{exc.format_message()}{where}"
 
 
-def _click_exceptions() -> tuple[type, type, type]:
+def _click_exceptions() -> tuple[type[Any], type[Any], type[Any]]:
     """click's ``ClickException``, ``UsageError`` and ``Abort`` as typer uses them (typer may
-    vendor click), found from typer's public ``BadParameter`` and ``Abort``."""
+    vendor click), found from typer's public ``BadParameter`` and ``Abort`` (so typed ``Any``:
+    no static type names them)."""
     mro = {c.__name__: c for c in typer.BadParameter.__mro__}
     return mro["ClickException"], mro["UsageError"], next(c for c in typer.Abort.__mro__ if c.__name__ == "Abort")
 

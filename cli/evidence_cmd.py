@@ -200,11 +200,12 @@ def verify_evidence(db: str, receipts: list[Path], checkpoints: list[Path], proo
 
             store = open_existing_store(db)
         try:
-            for path in _receipt_files(receipts):
-                what = f"receipt {path}"
-                reports.append((path, verify_receipt(store, _read(path, "receipt"), key, what)))
-            for path in checkpoints:
-                reports.append((path, verify_checkpoint(store, _read(path, "checkpoint"), key, f"checkpoint {path}")))
+            if store is not None:  # opened whenever receipts or checkpoints are given
+                for path in _receipt_files(receipts):
+                    what = f"receipt {path}"
+                    reports.append((path, verify_receipt(store, _read(path, "receipt"), key, what)))
+                for path in checkpoints:
+                    reports.append((path, verify_checkpoint(store, _read(path, "checkpoint"), key, f"checkpoint {path}")))
             for path in proofs:
                 reports.append((path, verify_proof(store, _read(path, "proof"), key, f"proof {path}")))
         finally:

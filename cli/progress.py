@@ -49,8 +49,12 @@ def progress(label: str, total: int | None, unit: str = "", *, enabled: bool = T
         transient=True,
     )
     task = bar.add_task(label, total=total)
+
+    def advance(n: int = 1) -> None:
+        bar.advance(task, n)
+
     with bar:
-        yield lambda n=1: bar.advance(task, n)
+        yield advance
 
 
 def iterate(items: list[T], label: str, unit: str = "", *, enabled: bool = True) -> Iterable[T]:

@@ -14,7 +14,7 @@ store (``--db``, default the global ``--db``) unless ``--no-store``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -23,6 +23,9 @@ from .app import app, reported, settings
 from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
 from .interrupts import interruption_reported
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 BASE_NAMES = ("classic", "base")
 
@@ -97,7 +100,10 @@ def _print_report(r: dict, title: str) -> None:
         ends.add_row(name, str(e["count"]), _pct(e["share"]))
     out.print(ends)
     seats = Table(title="seats", box=None, padding=(0, 1), title_justify="left")
-    for col, just in (("seat", "left"), ("bot", "left"), ("win rate", "right"), ("mean net", "right"), ("knocks", "right"), ("won", "right"), ("caught", "right"), ("tonk outs", "right")):
+    seat_columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("seat", "left"), ("bot", "left"), ("win rate", "right"), ("mean net", "right"), ("knocks", "right"), ("won", "right"), ("caught", "right"), ("tonk outs", "right")
+    )
+    for col, just in seat_columns:
         seats.add_column(col, justify=just)
     for s in r["seats"]:
         seats.add_row(
@@ -106,7 +112,8 @@ def _print_report(r: dict, title: str) -> None:
     out.print(seats)
     if len(r["bots"]) > 1:
         bots = Table(title="bots", box=None, padding=(0, 1), title_justify="left")
-        for col, just in (("bot", "left"), ("seats", "right"), ("win rate", "right"), ("mean net", "right"), ("knocks won", "right")):
+        bot_columns: tuple[tuple[str, JustifyMethod], ...] = (("bot", "left"), ("seats", "right"), ("win rate", "right"), ("mean net", "right"), ("knocks won", "right"))
+        for col, just in bot_columns:
             bots.add_column(col, justify=just)
         for name, b in r["bots"].items():
             bots.add_row(name, str(b["seats"]), _pct(b["win_rate"]), f"{b['mean_net']:+.3f}", _pct(b["knock_win_rate"]))
@@ -222,7 +229,7 @@ def simulate_cmd(
             except RulesetError as exc:
                 raise RulesetError(f"--compare: {exc}") from None
         label = _ruleset_label(config)
-        if receipts is not None:
+        if receipts is not None and path is not None:  # path: refused above with --no-store
             from .evidence_cmd import check_receipts_possible
 
             check_receipts_possible(path, receipts)
@@ -235,7 +242,7 @@ def simulate_cmd(
                 result: Any = simulate(config, path, advance)
             else:
                 result = compare_rulesets(config, other, path, advance)
-        if receipts is not None:
+        if receipts is not None and path is not None:
             from .evidence_cmd import write_simulation_receipts
 
             written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])

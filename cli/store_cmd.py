@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional, cast
 
 from typing import TYPE_CHECKING
 
@@ -38,7 +38,7 @@ def export_cmd(
         raise fail("name the games to export, or give --all (not both)")
     db = settings(ctx).db
     with reported(), open_store(db, create=False, read_only=True) as store:
-        ids = None if all_games else resolve_game_ids(store, game_ids)
+        ids = resolve_game_ids(store, game_ids) if game_ids else None  # None: --all
         if output is None:
             _export_to_stdout(store, ids)
             return
@@ -73,7 +73,7 @@ def _export_to_stdout(store: EventStore, ids: Optional[list[str]]) -> None:
     out = sys.stdout.buffer
     try:
         with progress("exporting", _event_total(store, ids) + 1, "lines", enabled=not sys.stdout.isatty()) as advance:
-            export_games(store, ids, CountingWriter(out, advance))
+            export_games(store, ids, cast(BinaryIO, CountingWriter(out, advance)))  # it only writes
         out.flush()
     except BrokenPipeError:  # the reader stopped early (`tonk export --all | head`)
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -94,7 +94,7 @@ def _export_to_file(store: EventStore, ids: Optional[list[str]], output: Path) -
     tmp = directory / f".{output.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
         with open(tmp, "xb") as out, progress("exporting", _event_total(store, ids) + 1, "lines") as advance:  # default permissions, unlike mkstemp's 0600
-            counts = export_games(store, ids, CountingWriter(out, advance))
+            counts = export_games(store, ids, cast(BinaryIO, CountingWriter(out, advance)))  # it only writes
         os.replace(tmp, output)
     except BaseException as exc:
         if os.path.exists(tmp):

@@ -10,7 +10,7 @@ shown), so a hostile name is printed, never interpreted.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..core.cards import sort_key
 from ..core.views import AUDITOR, HIDDEN, PlayerView
@@ -39,7 +39,7 @@ def hand_cards(cs: Iterable[str], *, sort: bool = True) -> str:
 
 def spread_line(s: Any) -> str:
     """``S1 ann run   4♥ 5♥ 6♥`` for a spread (SpreadFacts or its plain data)."""
-    get = s.get if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
+    get: Callable[..., Any] = s.get if isinstance(s, dict) else (lambda k, d=None: getattr(s, k, d))
     jokers = get("jokers_as") or {}
     extra = ""
     if jokers:

@@ -100,8 +100,8 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     game = setup_game(rec, ruleset)
     st = game.state
     out: dict[str, Any] = {"id": rec.id, "status": "ok", "title": rec.title}
-    if rec.mode == "deck":
-        dealt = st.dealt
+    dealt = st.dealt
+    if rec.mode == "deck" and dealt is not None:  # a deck record starts from its deal
         out["deal"] = {
             "hands": {p: list(dealt.hands[p]) for p in rec.players},
             "discard_top": dealt.discard[0] if dealt.discard else None,
@@ -181,7 +181,7 @@ def adjudicate(raw: Any, index: int = 0, *, load_ruleset: RulesetLoader) -> dict
 # --- comparing with the expected verdict --------------------------------------------------
 
 
-def _table_key(spreads: list[dict]) -> dict[str, tuple]:
+def _table_key(spreads: list[dict]) -> dict[str | None, tuple]:
     return {
         s.get("id"): (s.get("owner"), s.get("kind"), tuple(sorted(s.get("cards", []))), tuple(sorted((s.get("jokers_as") or {}).items())))
         for s in spreads

@@ -20,14 +20,14 @@ totals.  Hash chains are the event store's business (``tonk.storage``).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from typing import Iterable, TypeVar, Union
 
 import msgspec
 
-from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .commitment import PLAIN, expected_commitment
 from .turn import decide, shortcuts
-from .legal import _DISCARDS, _TURN_START, _discards_of, _turn_start
+from .legal import discard_commands, turn_start_commands
 from .errors import IllegalAction, RulesetError
 from .events import (
     CardDiscarded,
@@ -71,22 +71,21 @@ class AuditReport(msgspec.Struct):
         return not self.findings
 
 
-def command_of_event(event: Event):
+def command_of_event(event: Event) -> Command | None:
     """The command that produced a recorded event (``None`` for events no command asks for)."""
-    t = type(event)
-    if t is CardDrawn:
+    if type(event) is CardDrawn:
         return DrawStock(event.player) if event.source == "stock" else DrawDiscard(event.player)
-    if t is CardDiscarded:
+    if type(event) is CardDiscarded:
         return Discard(event.player, event.card)
-    if t is SpreadLaid:
+    if type(event) is SpreadLaid:
         return LaySpread(event.player, tuple(event.cards), dict(event.jokers_as))
-    if t is CardHit:
+    if type(event) is CardHit:
         return Hit(event.player, event.card, event.spread_id, event.jokers_as.get(event.card))
-    if t is Knocked:
+    if type(event) is Knocked:
         return Knock(event.player)
-    if t is EmptyStockCalled:
+    if type(event) is EmptyStockCalled:
         return DrawStock(event.player)
-    if t is HandDealt and not event.explicit:
+    if type(event) is HandDealt and not event.explicit:
         salt = event.salt if isinstance(event.salt, str) else None
         return DealHand(deck=tuple(event.deck), salt=salt)
     return None
@@ -124,7 +123,8 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
     return None
 
 
-_TIMED = frozenset(TIMED_EVENTS)
+#: an event of ``TIMED_EVENTS`` (one a seat's own action begins with, which may carry ``timed_out``)
+_Timed = TypeVar("_Timed", bound=Union[Knocked, CardDrawn, EmptyStockCalled, SpreadLaid, CardHit, CardDiscarded])
 
 
 def scheme_of(dealt: HandDealt) -> str:
@@ -149,132 +149,182 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
     it = iter(events)
     first = next(it, None)
     if not isinstance(first, GameStarted):
-        gid = getattr(first, "game_id", "?")
-        rep = AuditReport(gid, 0 if first is None else 1, 0)
-        rep.findings.append(Finding(gid, 1, 0, "log", "a game's log must start with game_started", None, event_type(first) if first else None))
-        return rep
-    gid = first.game_id
+        return _not_a_game(first)
     if ruleset is None:
         if load_ruleset is None:
-            raise RulesetError(f"game {gid}: no ruleset and no ruleset loader given to audit it")
+            raise RulesetError(f"game {first.game_id}: no ruleset and no ruleset loader given to audit it")
         ruleset = load_ruleset(first.ruleset)
-    state = evolve(State(), first)
-    report = AuditReport(gid, 1, 0)
-    findings = report.findings
+    return _GameAudit(first, ruleset, list(it)).run()
 
-    def finding(seq: int, rule: str, message: str, expected=None, recorded=None) -> None:
-        findings.append(Finding(gid, seq, state.hand_no, rule, message, expected, recorded))
 
-    events_list = list(it)
-    deck = ruleset.deck
-    deck_set = shortcuts(ruleset).deck_set  # the set of ``deck``, built once per ruleset
-    report.events = 1 + len(events_list)
-    i = 0
-    n = len(events_list)
-    while i < n:
-        e = events_list[i]
-        seq = i + 2
-        t = type(e)
-        if t in _TIMED and e.timed_out is not msgspec.UNSET:
-            # a turn the server's bot played when the seat's timer ran out: the same action
-            # the rules produce, marked as such (the mark is no rule's business)
-            e = events_list[i] = msgspec.structs.replace(e, timed_out=msgspec.UNSET)
-        # the commonest events first: a draw or a discard is none of the special cases below.
-        # Commands are frozen values, so the shared ones of tonk.core.legal are the same
-        # commands as new ones built from the event
-        if t is CardDrawn:
-            turn_start = _TURN_START.get(e.player) or _turn_start(e.player)
-            cmd = turn_start[1] if e.source == "stock" else turn_start[2]  # DrawStock, DrawDiscard
-        elif t is CardDiscarded:
-            discards = _DISCARDS.get(e.player)
-            if discards is None:
-                discards = _discards_of(e.player)
-            cmd = discards[e.card]  # Discard(player, card)
-        elif t is GameStarted:
-            finding(seq, "log", "a second game_started in one game", None, _plain(e))
-            return report
-        elif t is GameEnded:
-            if state.in_hand:
-                finding(seq, "log", "game_ended while a hand is in play", None, _plain(e))
-                return report
-            if e.net and e.net != state.net:
-                finding(seq, "A12", "the game's closing net does not equal the sum of its ledgers", state.net, e.net)
-                return report
-            evolve(state, e)
-            if i + 1 < n:  # a duplicate game_ended, or any event after the end
-                after = events_list[i + 1]
-                finding(seq + 1, "log", f"{event_type(after)} after game_ended: an ended game takes no more events", None, _plain(after))
-                return report
-            i += 1
-            continue
-        elif t is HandDealt and e.explicit:
-            if state.in_hand:
-                finding(seq, "log", "a new position while a hand is in play", None, _plain(e))
-                return report
-            evolve(state, e)
-            problem = conservation_problem(state, deck, deck_set)
-            if problem:
-                finding(seq, "A1.1", problem)
-                return report
-            report.hands += 1
-            i += 1
-            continue
-        else:
-            cmd = command_of_event(e)
+def _not_a_game(first: Event | None) -> AuditReport:
+    """The report on a log that does not start with ``game_started``."""
+    gid = getattr(first, "game_id", "?")
+    report = AuditReport(gid, 0 if first is None else 1, 0)
+    report.findings.append(Finding(gid, 1, 0, "log", "a game's log must start with game_started", None, event_type(first) if first else None))
+    return report
+
+
+class _GameAudit:
+    """One game's audit under way: the log after its ``game_started``, the position the rules
+    reached, the report.  Each step checks the recorded events from one position of the log on
+    and answers how many it accounted for; 0 when it recorded a finding, which ends the audit.
+    The event at ``log[i]`` is the game's event number ``i + 2`` (its ``seq``)."""
+
+    __slots__ = ("ruleset", "deck", "deck_set", "state", "report", "log")
+
+    def __init__(self, first: GameStarted, ruleset: Ruleset, log: list[Event]):
+        self.ruleset = ruleset
+        self.deck = ruleset.deck
+        self.deck_set = shortcuts(ruleset).deck_set  # the set of ``deck``, built once per ruleset
+        self.state = evolve(State(), first)
+        self.report = AuditReport(first.game_id, 1 + len(log), 0)
+        self.log = log
+
+    def run(self) -> AuditReport:
+        """Every event in turn, until the log ends or a finding stops the audit.
+
+        The commonest events first: a draw or a discard (not marked timed out) is none of the
+        special cases of :meth:`step`, and its command is a shared one of :mod:`tonk.core.legal`
+        (commands are frozen values, the same as new ones built from the event)."""
+        log = self.log
+        i, n = 0, len(log)
+        while i < n:
+            e = log[i]
+            if type(e) is CardDrawn and e.timed_out is msgspec.UNSET:
+                taken = self.rederive(i, e, turn_start_commands(e.player)[1 if e.source == "stock" else 2])
+            elif type(e) is CardDiscarded and e.timed_out is msgspec.UNSET:
+                taken = self.rederive(i, e, discard_commands(e.player)[e.card])
+            else:
+                taken = self.step(i)
+            if not taken:
+                break
+            i += taken
+        return self.report
+
+    def step(self, i: int) -> int:
+        """The log's event ``i`` when it is not a plain draw or discard: a timed-out action is
+        checked without its mark, and the events no command produces by their own rules."""
+        e = self.log[i]
+        if isinstance(e, TIMED_EVENTS) and e.timed_out is not msgspec.UNSET:
+            e = self.untimed(i, e)
+        if type(e) is GameStarted:
+            return self.stop(i + 2, "log", "a second game_started in one game", None, _plain(e))
+        if type(e) is GameEnded:
+            return self.game_end(i, e)
+        if type(e) is HandDealt and e.explicit:
+            return self.explicit_position(i, e)
+        cmd = command_of_event(e)
         if cmd is None:
-            finding(seq, "log", f"{event_type(e)} does not follow from any action here", None, _plain(e))
-            return report
+            return self.stop(i + 2, "log", f"{event_type(e)} does not follow from any action here", None, _plain(e))
+        return self.rederive(i, e, cmd)
+
+    def untimed(self, i: int, e: _Timed) -> _Timed:
+        """A turn the server's bot played when the seat's timer ran out is the same action the
+        rules produce, marked as such (the mark is no rule's business): the log's event ``i``
+        without the mark, which the rest of the audit reads in its place."""
+        plain = msgspec.structs.replace(e, timed_out=msgspec.UNSET)
+        self.log[i] = plain
+        return plain
+
+    def rederive(self, i: int, e: Event, cmd: Command) -> int:
+        """Ask the rules for ``cmd`` again: what they produce must be what the log records from
+        event ``i`` on."""
+        seq = i + 2
+        refusal: Exception | None = None
         try:
-            expected = decide(state, cmd, ruleset)
-        except Exception:
-            expected = None
-        # A deal that the rules re-derive as recorded carries the sha256 of its own deck (decide
-        # computes it from the same deck); otherwise the commitment is checked first, as before.
-        if t is HandDealt and (expected is None or expected[0] != e):
-            want = deal_commitment(e)
-            if e.commitment != want:
-                finding(seq, "A4", f"the deal's commitment is not what its scheme ({scheme_of(e)}) gives for its deck order", want, e.commitment)
-                return report
-        try:
-            if expected is None:
-                expected = decide(state, cmd, ruleset)  # raises again: decide changes nothing
-        except IllegalAction as exc:
-            finding(seq, exc.rule, f"illegal {event_type(e)}: {exc.message} [{exc.code}]", None, _plain(e))
-            return report
-        except Exception as exc:  # a setup error on a deal (wrong deck) and the like
-            finding(seq, "A4", f"{event_type(e)} cannot be re-derived: {exc}", None, _plain(e))
-            return report
+            expected = decide(self.state, cmd, self.ruleset)
+        except Exception as exc:
+            expected, refusal = [], exc
         if len(expected) == 1 and e == expected[0]:  # one event, as recorded: the common case
-            evolve(state, e)
-            if t is HandDealt:
-                report.hands += 1
-                problem = conservation_problem(state, deck, deck_set)
-                if problem:
-                    finding(seq, "A1.1", problem)
-                    return report
-            i += 1
-            continue
-        recorded = events_list[i : i + len(expected)]
+            evolve(self.state, e)
+            return 1 if type(e) is not HandDealt or self.dealt(seq) else 0
+        # A deal that the rules re-derive as recorded carries the commitment of its own deck
+        # (decide computes it from the same deck); otherwise the commitment is checked first.
+        if type(e) is HandDealt and (refusal is not None or expected[0] != e) and not self.commitment_holds(seq, e):
+            return 0
+        if isinstance(refusal, IllegalAction):
+            return self.stop(seq, refusal.rule, f"illegal {event_type(e)}: {refusal.message} [{refusal.code}]", None, _plain(e))
+        if refusal is not None:  # a setup error on a deal (wrong deck) and the like
+            return self.stop(seq, "A4", f"{event_type(e)} cannot be re-derived: {refusal}", None, _plain(e))
+        return self.compare(i, expected)
+
+    def commitment_holds(self, seq: int, dealt: HandDealt) -> bool:
+        want = deal_commitment(dealt)
+        if dealt.commitment == want:
+            return True
+        self.finding(seq, "A4", f"the deal's commitment is not what its scheme ({scheme_of(dealt)}) gives for its deck order", want, dealt.commitment)
+        return False
+
+    def compare(self, i: int, expected: list[Event]) -> int:
+        """The events the rules produce against those recorded from event ``i`` on, one by one;
+        equal, they are applied."""
+        seq = i + 2
+        recorded = self.log[i : i + len(expected)]
         for k, want in enumerate(expected):
             got = recorded[k] if k < len(recorded) else None
             if got != want:
-                rule = "A12" if isinstance(want, HandEnded) else "log"
-                what = event_type(want)
-                if got is None:
-                    msg = f"the log ends where the rules produce {what}"
-                elif isinstance(want, HandEnded) and isinstance(got, HandEnded):
-                    msg = "the hand's recorded ending (totals, ledger or next dealer) is not what the rules produce"
-                else:
-                    msg = f"recorded {event_type(got)} differs from what the rules produce ({what})"
-                finding(seq + k, rule, msg, _plain(want), _plain(got) if got is not None else None)
-                return report
+                rule, message = _divergence(want, got)
+                return self.stop(seq + k, rule, message, _plain(want), _plain(got) if got is not None else None)
         for ev in recorded:
-            evolve(state, ev)
-            if type(ev) is HandDealt:
-                report.hands += 1
-                problem = conservation_problem(state, deck, deck_set)
-                if problem:
-                    finding(seq, "A1.1", problem)
-                    return report
-        i += len(expected)
-    return report
+            evolve(self.state, ev)
+            if type(ev) is HandDealt and not self.dealt(seq):
+                return 0
+        return len(expected)
+
+    def dealt(self, seq: int) -> bool:
+        """A hand re-derived and applied: counted, and its cards must be the deck."""
+        self.report.hands += 1
+        return self.conserved(seq)
+
+    def explicit_position(self, i: int, e: HandDealt) -> int:
+        """A hand record's position: no rule makes it, but its cards must be the deck."""
+        seq = i + 2
+        if self.state.in_hand:
+            return self.stop(seq, "log", "a new position while a hand is in play", None, _plain(e))
+        evolve(self.state, e)
+        if not self.conserved(seq):
+            return 0
+        self.report.hands += 1
+        return 1
+
+    def game_end(self, i: int, e: GameEnded) -> int:
+        """The host closes the game: between hands, with the running totals, as the last event."""
+        seq = i + 2
+        state = self.state
+        if state.in_hand:
+            return self.stop(seq, "log", "game_ended while a hand is in play", None, _plain(e))
+        if e.net and e.net != state.net:
+            return self.stop(seq, "A12", "the game's closing net does not equal the sum of its ledgers", state.net, e.net)
+        evolve(state, e)
+        if i + 1 < len(self.log):  # a duplicate game_ended, or any event after the end
+            after = self.log[i + 1]
+            return self.stop(seq + 1, "log", f"{event_type(after)} after game_ended: an ended game takes no more events", None, _plain(after))
+        return 1
+
+    def conserved(self, seq: int) -> bool:
+        """Whether every card of the deck is in exactly one place (A1.1); if not, a finding."""
+        problem = conservation_problem(self.state, self.deck, self.deck_set)
+        if problem:
+            self.finding(seq, "A1.1", problem)
+            return False
+        return True
+
+    def finding(self, seq: int, rule: str, message: str, expected: object = None, recorded: object = None) -> None:
+        self.report.findings.append(Finding(self.report.game_id, seq, self.state.hand_no, rule, message, expected, recorded))
+
+    def stop(self, seq: int, rule: str, message: str, expected: object = None, recorded: object = None) -> int:
+        """A finding that ends the audit (what follows rests on a state the rules never reached)."""
+        self.finding(seq, rule, message, expected, recorded)
+        return 0
+
+
+def _divergence(want: Event, got: Event | None) -> tuple[str, str]:
+    """The rule and the sentence of a recorded event that is not the one the rules produce."""
+    rule = "A12" if isinstance(want, HandEnded) else "log"
+    what = event_type(want)
+    if got is None:
+        return rule, f"the log ends where the rules produce {what}"
+    if isinstance(want, HandEnded) and isinstance(got, HandEnded):
+        return rule, "the hand's recorded ending (totals, ledger or next dealer) is not what the rules produce"
+    return rule, f"recorded {event_type(got)} differs from what the rules produce ({what})"

@@ -7,34 +7,36 @@ rejected.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Union, cast
 
 import msgspec
 
 
 class _Command(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="action"):
+    # every subclass repeats ``frozen=True``: msgspec inherits it anyway, mypy's dataclass
+    # transform does not (it would take the subclass for a mutable one)
     pass
 
 
-class Knock(_Command, tag="knock"):
+class Knock(_Command, frozen=True, tag="knock"):
     """End the hand by exposing one's hand (A7.1)."""
 
     player: str
 
 
-class DrawStock(_Command, tag="draw_stock"):
+class DrawStock(_Command, frozen=True, tag="draw_stock"):
     """Take the top stock card; with an empty stock, ask for it and so end the hand (A11.2)."""
 
     player: str
 
 
-class DrawDiscard(_Command, tag="draw_discard"):
+class DrawDiscard(_Command, frozen=True, tag="draw_discard"):
     """Take the top card of the discard pile (A7.2)."""
 
     player: str
 
 
-class LaySpread(_Command, tag="spread"):
+class LaySpread(_Command, frozen=True, tag="spread"):
     """Lay a new book or run (A8).  ``jokers_as`` maps each wild card to the card it stands for."""
 
     player: str
@@ -42,7 +44,7 @@ class LaySpread(_Command, tag="spread"):
     jokers_as: dict[str, str] = {}
 
 
-class Hit(_Command, tag="hit"):
+class Hit(_Command, frozen=True, tag="hit"):
     """Add one card from hand to a spread on the table (A9)."""
 
     player: str
@@ -51,14 +53,14 @@ class Hit(_Command, tag="hit"):
     joker_as: str | None = None
 
 
-class Discard(_Command, tag="discard"):
+class Discard(_Command, frozen=True, tag="discard"):
     """Discard one card face up; ends the turn (A7.4)."""
 
     player: str
     card: str
 
 
-class DealHand(_Command, tag="deal"):
+class DealHand(_Command, frozen=True, tag="deal"):
     """Host command: deal the next hand, from an explicit deck order or a shuffle seed;
     with ``salt``, the deal's commitment is salted (``tonk.core.commitment``)."""
 
@@ -88,4 +90,4 @@ def describe_command(command: Command) -> str:
         return f"discard {command.card}"
     if isinstance(command, DealHand):
         return "deal"
-    return command.__struct_config__.tag  # knock, draw_stock, draw_discard
+    return cast(str, command.__struct_config__.tag)  # knock, draw_stock, draw_discard

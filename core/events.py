@@ -14,7 +14,7 @@ store hashes exactly these bytes.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Sequence, Union, cast
 
 import msgspec
 
@@ -57,10 +57,12 @@ class SpreadFacts(msgspec.Struct, frozen=True):
 
 
 class _Event(msgspec.Struct, frozen=True, tag_field="type"):
+    # every subclass repeats ``frozen=True``: msgspec inherits it anyway, mypy's dataclass
+    # transform does not (it would take the subclass for a mutable one)
     pass
 
 
-class GameStarted(_Event, tag="game_started"):
+class GameStarted(_Event, frozen=True, tag="game_started"):
     """A game at one table: seats clockwise, the first dealer, the pinned ruleset."""
 
     game_id: str
@@ -72,7 +74,7 @@ class GameStarted(_Event, tag="game_started"):
     format_version: int = FORMAT_VERSION
 
 
-class HandDealt(_Event, tag="hand_dealt"):
+class HandDealt(_Event, frozen=True, tag="hand_dealt"):
     """A hand starts.  ``deck`` is the whole deck order, top first, and
     ``commitment`` its sha256; ``hands``, ``discard`` and ``stock`` (top first)
     are the position that results.  An explicit position (a hand record's
@@ -97,7 +99,7 @@ class HandDealt(_Event, tag="hand_dealt"):
     salt: str | msgspec.UnsetType = msgspec.UNSET
 
 
-class Knocked(_Event, tag="knocked"):
+class Knocked(_Event, frozen=True, tag="knocked"):
     """``timed_out`` (set only then): the seat's turn timer ran out and the server's greedy
     bot played this turn for it (served tables)."""
 
@@ -105,7 +107,7 @@ class Knocked(_Event, tag="knocked"):
     timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class CardDrawn(_Event, tag="card_drawn"):
+class CardDrawn(_Event, frozen=True, tag="card_drawn"):
     """``source`` is ``stock`` or ``discard``; ``timed_out`` as for ``knocked``.
 
     ``blind`` (set only on a stock draw of a salted deal, ``core.commitment.draw_blind``)
@@ -119,14 +121,14 @@ class CardDrawn(_Event, tag="card_drawn"):
     blind: str | msgspec.UnsetType = msgspec.UNSET
 
 
-class EmptyStockCalled(_Event, tag="empty_stock_called"):
+class EmptyStockCalled(_Event, frozen=True, tag="empty_stock_called"):
     """The player asked for the empty stock: the hand ends (A11.2); ``timed_out`` as for ``knocked``."""
 
     player: str
     timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class SpreadLaid(_Event, tag="spread_laid"):
+class SpreadLaid(_Event, frozen=True, tag="spread_laid"):
     """``timed_out`` as for ``knocked`` (the timer ran out after the seat had drawn)."""
 
     player: str
@@ -137,7 +139,7 @@ class SpreadLaid(_Event, tag="spread_laid"):
     timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class CardHit(_Event, tag="card_hit"):
+class CardHit(_Event, frozen=True, tag="card_hit"):
     """``cards`` is the target spread after the hit, in order; ``timed_out`` as for ``spread_laid``."""
 
     player: str
@@ -148,7 +150,7 @@ class CardHit(_Event, tag="card_hit"):
     timed_out: bool | msgspec.UnsetType = msgspec.UNSET
 
 
-class CardDiscarded(_Event, tag="card_discarded"):
+class CardDiscarded(_Event, frozen=True, tag="card_discarded"):
     """``timed_out`` as for ``spread_laid``."""
 
     player: str
@@ -161,7 +163,7 @@ class CardDiscarded(_Event, tag="card_discarded"):
 TIMED_EVENTS = (Knocked, CardDrawn, EmptyStockCalled, SpreadLaid, CardHit, CardDiscarded)
 
 
-class HandEnded(_Event, tag="hand_ended"):
+class HandEnded(_Event, frozen=True, tag="hand_ended"):
     """How the hand ended, every hand total and the ledger.
 
     ``end`` is one of ``initial_tonk``, ``initial_tonk_draw``, ``tonk_out``,
@@ -179,7 +181,7 @@ class HandEnded(_Event, tag="hand_ended"):
     outcome: str | None = None
 
 
-class GameEnded(_Event, tag="game_ended", omit_defaults=True):
+class GameEnded(_Event, frozen=True, tag="game_ended", omit_defaults=True):
     """The host closed the game; ``net`` is each player's running total in stake units.
 
     ``seed`` (decimal text) is the secret seed the engine drew for a game started
@@ -222,8 +224,16 @@ def decode(data: bytes | str) -> Event:
     return _decoder.decode(data)
 
 
+def game_started(events: Sequence[Event]) -> GameStarted:
+    """The ``game_started`` a game's log begins with (:class:`ValueError` if it does not)."""
+    first = events[0] if events else None
+    if not isinstance(first, GameStarted):
+        raise ValueError("a game's log must start with game_started")
+    return first
+
+
 def event_type(event: Event) -> str:
-    return event.__struct_config__.tag
+    return cast(str, event.__struct_config__.tag)  # every event class has a text tag
 
 
 def to_builtins(event: Event) -> dict:

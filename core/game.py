@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
@@ -73,7 +73,7 @@ class Game:
             check_name(p, "player name")
         ruleset.check_seats(len(players))
         secret = seed is None
-        if secret:
+        if seed is None:
             seed = secrets.randbits(128)
             game_id = game_id or str(uuid.uuid4())
         cut: tuple = ()
@@ -93,7 +93,7 @@ class Game:
         players: Sequence[str],
         *,
         dealer: str,
-        hands: dict[str, Sequence[str]],
+        hands: Mapping[str, Sequence[str]],
         stock: Sequence[str] = (),
         discard: Sequence[str] = (),
         table: Sequence[SpreadFacts] = (),

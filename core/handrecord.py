@@ -57,10 +57,10 @@ class HandRecord:
     variants: list[str]
     options: dict[str, Any]
     mode: str  # "deck" or "explicit"
-    deck: list[str] | None = None
-    hands: dict[str, list[str]] | None = None
-    stock: list[str] | None = None
-    discard: list[str] | None = None
+    deck: list[str] | None = None  # mode "deck"
+    hands: dict[str, list[str]] = field(default_factory=dict)  # mode "explicit": the position
+    stock: list[str] = field(default_factory=list)
+    discard: list[str] = field(default_factory=list)
     table: list[TableSpread] = field(default_factory=list)
     to_act: str | None = None
     actions: list[RecordedAction] = field(default_factory=list)
@@ -251,7 +251,7 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
     if len(players) < 2:
         raise ctx.err("players", "a hand needs at least two players")
     dealer = raw.get("dealer")
-    if dealer not in players:
+    if not isinstance(dealer, str) or dealer not in players:
         raise ctx.err("dealer", f"{dealer!r} is not one of the players")
     ruleset = raw.get("ruleset", {})
     if not isinstance(ruleset, dict):
@@ -266,6 +266,8 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
     if not isinstance(setup, dict):
         raise ctx.err("setup", "missing (an object with mode 'deck' or 'explicit')")
     mode = setup.get("mode")
+    if not isinstance(mode, str) or mode not in ("deck", "explicit"):
+        raise ctx.err("setup.mode", f"must be 'deck' or 'explicit', not {mode!r}")
     rec = HandRecord(
         id=cid,
         title=str(raw.get("title", "")),
@@ -280,7 +282,7 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
     if mode == "deck":
         rec.deck = ctx.cards(setup.get("deck"), "setup.deck")
         _no_duplicates(ctx, rec.deck, "setup.deck")
-    elif mode == "explicit":
+    else:  # explicit
         hands = setup.get("hands")
         if not isinstance(hands, dict):
             raise ctx.err("setup.hands", "must map each player to a list of cards")
@@ -305,7 +307,7 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
             if sid in seen_ids:
                 raise ctx.err(f"{where}.id", f"spread id {sid!r} is used twice")
             seen_ids.add(sid)
-            if owner not in players:
+            if not isinstance(owner, str) or owner not in players:
                 raise ctx.err(f"{where}.owner", f"{owner!r} is not one of the players")
             ja = s.get("jokers_as", {}) or {}
             if not isinstance(ja, dict):
@@ -324,8 +326,6 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
         rec.to_act = to_act
         everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
         _no_duplicates(ctx, everything, "setup")
-    else:
-        raise ctx.err("setup.mode", f"must be 'deck' or 'explicit', not {mode!r}")
 
     actions = raw.get("actions", [])
     if not isinstance(actions, list):

@@ -26,11 +26,13 @@
 
 from __future__ import annotations
 
+from typing import Iterable, Mapping
+
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .turn import can, decide, shortcuts, verify_hit, verify_knock, verify_lay_spread
 from .errors import IllegalAction
 from .ruleset import Ruleset
-from .spreads import natural_hit_fits, natural_spread_possible
+from .spreads import SpreadShape, natural_hit_fits, natural_spread_possible
 from .state import State
 
 
@@ -72,19 +74,23 @@ def legal_actions_checked(state: State, ruleset: Ruleset) -> list:
 
 # Commands are frozen values: the turn-start choices of a player and a player's discards
 # are built once and shared (bounded: cleared when many players have come and gone).
-_TURN_START: dict[str, tuple] = {}
+_TURN_START: dict[str, tuple[Knock, DrawStock, DrawDiscard]] = {}
 _DISCARDS: dict[str, "_Discards"] = {}
 _CACHE_LIMIT = 1024
 
 
-def _turn_start(p: str) -> tuple:
-    if len(_TURN_START) >= _CACHE_LIMIT:
-        _TURN_START.clear()
-    t = _TURN_START[p] = (Knock(p), DrawStock(p), DrawDiscard(p))
-    return t
+def turn_start_commands(player: str) -> tuple[Knock, DrawStock, DrawDiscard]:
+    """``player``'s commands that may start a turn: knock, draw from the stock, draw from the
+    discard pile.  Shared, not new: the same values as new ones (commands are frozen)."""
+    commands = _TURN_START.get(player)
+    if commands is None:
+        if len(_TURN_START) >= _CACHE_LIMIT:
+            _TURN_START.clear()
+        commands = _TURN_START[player] = (Knock(player), DrawStock(player), DrawDiscard(player))
+    return commands
 
 
-class _Discards(dict):
+class _Discards(dict[str, Discard]):
     """A player's ``Discard`` commands by card, each built on first use (``__missing__``), so
     the list of discards is one ``map`` over the hand's distinct cards."""
 
@@ -99,11 +105,15 @@ class _Discards(dict):
         return d
 
 
-def _discards_of(p: str) -> "_Discards":
-    if len(_DISCARDS) >= _CACHE_LIMIT:
-        _DISCARDS.clear()
-    d = _DISCARDS[p] = _Discards(p)
-    return d
+def discard_commands(player: str) -> Mapping[str, Discard]:
+    """``player``'s ``Discard`` command for each card (``[card]``), shared as
+    :func:`turn_start_commands` are."""
+    discards = _DISCARDS.get(player)
+    if discards is None:
+        if len(_DISCARDS) >= _CACHE_LIMIT:
+            _DISCARDS.clear()
+        discards = _DISCARDS[player] = _Discards(player)
+    return discards
 
 
 def _accepts(verify, state: State, cmd, ruleset: Ruleset) -> bool:
@@ -131,8 +141,7 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         key = (p, not state.discard)
         legal = sc.turn_start_legal.get(key)
         if legal is None:
-            t = _TURN_START.get(p) or _turn_start(p)
-            legal = sc.turn_start_legal[key] = tuple(c for c in t if can(state, c, ruleset))
+            legal = sc.turn_start_legal[key] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
         return list(legal)
     hand = state.hands[p]
     out: list = []
@@ -140,15 +149,16 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         knock = Knock(p)
         if _accepts(verify_knock, state, knock, ruleset):
             out.append(knock)
+    candidates: Iterable[SpreadShape]
     if sc.classic_spreads and not natural_spread_possible(hand):
         candidates = ()  # the base game's candidates would be empty: the hook is not asked
     else:
         candidates = sc.spread_candidates(hand)
     for shape in candidates:
         cards = tuple(shape.cards)
-        cmd = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
-        if _accepts(verify_lay_spread, state, cmd, ruleset):
-            out.append(cmd)
+        lay = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
+        if _accepts(verify_lay_spread, state, lay, ruleset):
+            out.append(lay)
     distinct = dict.fromkeys(hand)
     if state.table:
         hit_options = sc.hit_options
@@ -158,12 +168,10 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
                 if classic and not natural_hit_fits(spread.kind, spread.cards, card):
                     continue  # the base game's hit rule, asked without raising
                 for joker_as in hit_options(spread, card):
-                    cmd = Hit(p, card, spread.id, joker_as)
-                    if _accepts(verify_hit, state, cmd, ruleset):
-                        out.append(cmd)
-    discards = _DISCARDS.get(p)
-    if discards is None:
-        discards = _discards_of(p)
+                    hit = Hit(p, card, spread.id, joker_as)
+                    if _accepts(verify_hit, state, hit, ruleset):
+                        out.append(hit)
+    discards = discard_commands(p)
     # verify_discard accepts every card held after a draw when no veto hook exists
     out += map(discards.__getitem__, distinct)  # one Discard per distinct card, in hand order
     return out

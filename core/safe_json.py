@@ -69,7 +69,8 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 def skip_space(text: str, pos: int) -> int:
     """The offset of the first non-blank character at or after ``pos``."""
-    return _SPACE.match(text, pos).end()
+    blank = _SPACE.match(text, pos)  # always matches, if only the empty string
+    return blank.end() if blank else pos
 
 
 def too_deep(limit: int = MAX_DEPTH) -> str:

@@ -108,20 +108,27 @@ def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], 
     return ledger
 
 
+def _ender(ending: Ending) -> str:
+    """The player who ended the hand: the tonker, the player going out, the knocker."""
+    if ending.player is None:
+        raise ValueError(f"a {ending.end} ending names no player")
+    return ending.player
+
+
 def settle_classic(ending: Ending, options: dict) -> list[Payment]:
     """The base game's ledger for any ending (A5.2, A5.3, A12)."""
     e = ending.end
     seats = ending.seats
     if e == "initial_tonk":
-        return from_each(ending.player, seats, 2, "initial_tonk")
+        return from_each(_ender(ending), seats, 2, "initial_tonk")
     if e == "tonk_out":
-        return from_each(ending.player, seats, 2, "tonk_out")
+        return from_each(_ender(ending), seats, 2, "tonk_out")
     if e == "out_by_discard":
-        return from_each(ending.player, seats, 1, "out_by_discard")
+        return from_each(_ender(ending), seats, 1, "out_by_discard")
     if e == "knock":
         if ending.outcome == "knocker_won":
-            return from_each(ending.player, seats, 1, "knock_win")
-        return settle_caught(ending.player, seats, ending.totals, options.get("caught_scheme", "pagat"))
+            return from_each(_ender(ending), seats, 1, "knock_win")
+        return settle_caught(_ender(ending), seats, ending.totals, options.get("caught_scheme", "pagat"))
     if e == "stock_exhausted":
         low = lowest(seats, ending.totals)
         if len(low) > 1 and options.get("stock_tie", "split_as_catch") == "draw":
@@ -147,6 +154,6 @@ def add_ledger(net: dict[str, int], ledger: Iterable[Payment]) -> dict[str, int]
     return net
 
 
-def net_of(seats: tuple[str, ...] | list[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
+def net_of(seats: Iterable[str], ledger: list[Payment] | tuple[Payment, ...]) -> dict[str, int]:
     """Each seat's net of one ledger."""
     return add_ledger({p: 0 for p in seats}, ledger)

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from .events import CardDrawn, Event, GameStarted, HandDealt, HandEnded, SpreadFacts, event_type
+from .events import CardDrawn, Event, HandDealt, SpreadFacts, event_type
 from .state import State
 
 AUDITOR = "*"  # the omniscient viewer
@@ -86,21 +86,20 @@ def event_view(event: Event, viewer: str) -> dict[str, Any]:
     data = msgspec.to_builtins(event)
     if viewer == AUDITOR:
         return data
-    t = type(event)
-    if t is HandDealt:
+    if type(event) is HandDealt:
         data["hands"] = {p: (list(h) if p == viewer else [HIDDEN] * len(h)) for p, h in event.hands.items()}
         data["deck"] = []
         data.pop("salt", None)  # revealed with the deck when the hand ends (core.commitment)
         data["stock"] = [HIDDEN] * len(event.stock)
         if event.discard:
             data["discard"] = [event.discard[0]] + [HIDDEN] * (len(event.discard) - 1)
-    elif t is CardDrawn and event.source == "stock":
+    elif type(event) is CardDrawn and event.source == "stock":
         # the blind hides the card from the event's hash; it opens with the salt at the hand's end
         data.pop("blind", None)
         if event.player != viewer:
             data["card"] = HIDDEN
-    elif t is GameStarted or t is HandEnded:
-        pass  # public: seating and rules; at the end every hand is exposed (A12.3)
+    # every other event is public: seating and rules, the open actions, and at the end of a
+    # hand every hand (A12.3)
     return data
 
 

@@ -2,11 +2,19 @@
 
 Every module of every layer is parsed (its AST, so imports inside functions and
 under ``TYPE_CHECKING`` count too) and each import of one of our packages is
-checked against what its layer may import:
+checked against what its layer may import.  An import is an ``import`` statement
+or a call of ``importlib.import_module`` / ``import_module`` / ``__import__`` with
+the module's name written in the call: a string (absolute, or relative with
+leading dots), or an f-string whose text up to its first placeholder names the
+package, or one that starts from ``{__name__}`` or ``{__package__}`` (the
+module's own package).  A name computed elsewhere cannot be read from the source
+and is not counted.
 
 * ``core`` imports nothing of ours;
 * ``variants`` and ``storage`` import only ``core``;
-* ``application`` imports ``core``, ``variants`` and ``storage``;
+* ``web`` (the pages' static files) imports nothing of ours, and only ``application``,
+  ``cli`` and ``service`` import it;
+* ``application`` imports ``core``, ``variants``, ``storage`` and ``web``;
 * ``cli`` and ``service`` import anything below them (not each other);
 * ``bench`` imports no CLI module;
 * the one exception: ``cli/serve_cmd.py`` (``tonk serve``) starts the service, so it
@@ -17,7 +25,9 @@ checked against what its layer may import:
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -28,76 +38,135 @@ ALLOWED: dict[str, set[str]] = {
     "core": set(),
     "variants": {"core"},
     "storage": {"core"},
-    "application": {"core", "variants", "storage"},
-    "cli": {"core", "variants", "storage", "application"},
-    "service": {"core", "variants", "storage", "application"},
+    "web": set(),
+    "application": {"core", "variants", "storage", "web"},
+    "cli": {"core", "variants", "storage", "application", "web"},
+    "service": {"core", "variants", "storage", "application", "web"},
     "bench": {"core", "variants", "storage", "application"},
 }
 LAYERS = set(ALLOWED)
 #: module -> the upper layer it may import, lazily (inside a function) only
 LAZY_EXCEPTIONS: dict[str, str] = {"cli/serve_cmd.py": "service"}
+#: the functions that import the module their first argument names
+IMPORT_FUNCTIONS = {"import_module", "__import__"}  # importlib.import_module, or imported by name
 
 
-def imported_layers(path: Path, layer: str) -> list[tuple[int, str]]:
-    """(line, layer) for every import of one of our layers in the module at ``path``."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    package = [layer] + list(path.relative_to(ROOT / layer).parts[:-1])  # the module's package under tonk
+class Import(NamedTuple):
+    line: int
+    layer: str  # the layer of ours imported
+    lazy: bool  # made inside a function
+
+
+def _dotted_name(arg: ast.expr, package: list[str]) -> str | None:
+    """The module name an import function's argument spells out in the source, as far as it does
+    (``"tonk.cli."`` for ``f"tonk.cli.{name}"``), or ``None``."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if not isinstance(arg, ast.JoinedStr) or not arg.values:
+        return None
+    head = arg.values[0]
+    if isinstance(head, ast.Constant) and isinstance(head.value, str):
+        # the whole text, or up to the last dot before the first placeholder
+        return head.value if len(arg.values) == 1 else head.value[: head.value.rfind(".") + 1]
+    if isinstance(head, ast.FormattedValue) and isinstance(head.value, ast.Name) and head.value.id in ("__name__", "__package__"):
+        return ".".join(["tonk", *package]) + "."  # the module's own package
+    return None
+
+
+def _called_import(node: ast.Call, package: list[str]) -> tuple[list[str], int] | None:
+    """``(module, level)`` of a call of an import function whose module name can be read."""
+    f = node.func
+    called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    if called not in IMPORT_FUNCTIONS or not node.args:
+        return None
+    name = _dotted_name(node.args[0], package)
+    if name is None:
+        return None
+    if called == "__import__":  # __import__(name, globals, locals, fromlist, level)
+        arg = node.args[4] if len(node.args) > 4 else next((k.value for k in node.keywords if k.arg == "level"), None)
+        level = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, int) else 0
+    else:  # import_module(".x", __package__): the leading dots are the level
+        level = len(name) - len(name.lstrip("."))
+    return [part for part in name.split(".") if part], level
+
+
+def _under_tonk(module: list[str], level: int, package: list[str]) -> list[str] | None:
+    """The path under ``tonk`` of the module an import at ``level`` from ``package`` names
+    (``[]``: the package ``tonk`` itself), or ``None`` for a module not of ours."""
+    if level:  # relative: resolve against the module's package
+        return package[: len(package) - (level - 1)] + module
+    if module and module[0] == "tonk":
+        return module[1:]
+    return None
+
+
+def imports_in_source(source: str, package: list[str], filename: str = "<source>") -> list[Import]:
+    """Every import of one of our layers in a module's source; ``package``: the module's package
+    under ``tonk`` (``["core"]`` for ``core/x.py``)."""
+    tree = ast.parse(source, filename=filename)
+    functions = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    in_function = {id(n) for f in functions for n in ast.walk(f) if n is not f}
     out = []
     for node in ast.walk(tree):
+        layers: list[str] = []
         if isinstance(node, ast.Import):
             for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "tonk" and len(parts) > 1:
-                    out.append((node.lineno, parts[1]))
+                full = _under_tonk(alias.name.split("."), 0, package)
+                layers += full[:1] if full else []
         elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative: resolve against the module's package
-                base = package[: len(package) - (node.level - 1)]
-            else:
-                base = []
-            mod = node.module.split(".") if node.module else []
-            full = (base + mod) if node.level else mod
-            if node.level == 0 and (not full or full[0] != "tonk"):
-                continue
-            if node.level == 0:
-                full = full[1:]
-            if full:
-                out.append((node.lineno, full[0]))
-            else:  # from .. import x / from tonk import x: each name is a package of ours
-                out += [(node.lineno, a.name) for a in node.names]
-    return [(line, t) for line, t in out if t in LAYERS]
+            full = _under_tonk(node.module.split(".") if node.module else [], node.level, package)
+            if full is not None:  # from .. import x / from tonk import x: each name is a package of ours
+                layers = full[:1] or [a.name for a in node.names]
+        elif isinstance(node, ast.Call) and (called := _called_import(node, package)) is not None:
+            full = _under_tonk(*called, package)
+            layers = full[:1] if full else []
+        out += [Import(node.lineno, layer, id(node) in in_function) for layer in layers]
+    return [i for i in out if i.layer in LAYERS]
 
 
-def modules() -> list[tuple[str, Path]]:
+def imported_layers(path: Path, layer: str, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, layer) for every import of one of our layers in the module at ``path``."""
+    return [(i.line, i.layer) for i in _imports_of(path, layer, root)]
+
+
+def _imports_of(path: Path, layer: str, root: Path) -> list[Import]:
+    package = [layer] + list(path.relative_to(root / layer).parts[:-1])  # the module's package under tonk
+    return imports_in_source(path.read_text(), package, str(path))
+
+
+def violations(layer: str, rel: str, imports: list[Import]) -> list[str]:
+    """The imports of the module ``rel`` (of ``layer``) that point up."""
+    lazy_ok = LAZY_EXCEPTIONS.get(rel)
+    return [
+        f"{rel}:{i.line} imports tonk.{i.layer}"
+        for i in imports
+        if i.layer != layer and i.layer not in ALLOWED[layer] and not (i.layer == lazy_ok and i.lazy)
+    ]
+
+
+def modules(root: Path = ROOT) -> list[tuple[str, Path]]:
     out = []
     for layer in sorted(LAYERS):
-        folder = ROOT / layer
+        folder = root / layer
         if folder.is_dir():
             out += [(layer, p) for p in sorted(folder.rglob("*.py"))]
     return out
 
 
+def tree_violations(root: Path) -> list[str]:
+    """Every import that points up in the tree at ``root``."""
+    return [v for layer, p in modules(root) for v in violations(layer, str(p.relative_to(root)), _imports_of(p, layer, root))]
+
+
 def test_every_layer_is_found():
     found = {layer for layer, _ in modules()}
-    assert {"core", "variants", "storage", "application", "cli", "service", "bench"} <= found
-
-
-def lazy_import_lines(path: Path) -> set[int]:
-    """The lines of the imports made inside a function of the module at ``path``."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    functions = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return {n.lineno for f in functions for n in ast.walk(f) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    assert {"core", "variants", "storage", "web", "application", "cli", "service", "bench"} <= found
 
 
 @pytest.mark.parametrize("layer,path", modules(), ids=lambda v: str(v.relative_to(ROOT)) if isinstance(v, Path) else v)
 def test_no_import_points_up(layer, path):
     rel = str(path.relative_to(ROOT))
-    lazy_ok = LAZY_EXCEPTIONS.get(rel)
-    lazy = lazy_import_lines(path) if lazy_ok else set()
-    bad = [
-        f"{rel}:{line} imports tonk.{target}"
-        for line, target in imported_layers(path, layer)
-        if target != layer and target not in ALLOWED[layer] and not (target == lazy_ok and line in lazy)
-    ]
+    bad = violations(layer, rel, _imports_of(path, layer, ROOT))
     assert not bad, "imports that point up: " + "; ".join(bad)
 
 
@@ -112,13 +181,78 @@ def test_the_checker_sees_imports_inside_functions_and_relative_ones(tmp_path):
     (tmp_path / "core").mkdir()
     mod = tmp_path / "core" / "x.py"
     mod.write_text("def f():\n    from ..variants import classic\n    import tonk.storage.store\n    from .cards import Card\n")
-    global ROOT
-    saved, ROOT = ROOT, tmp_path
-    try:
-        found = imported_layers(mod, "core")
-    finally:
-        ROOT = saved
-    assert found == [(2, "variants"), (3, "storage"), (4, "core")]
+    assert imported_layers(mod, "core", tmp_path) == [(2, "variants"), (3, "storage"), (4, "core")]
+
+
+def test_the_checker_reads_the_names_given_to_import_functions():
+    """``importlib.import_module``, ``import_module`` and ``__import__`` with a name written in the
+    call count as imports, inside functions too; a name computed elsewhere does not."""
+    source = (
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "def f(name):\n"
+        "    importlib.import_module('tonk.cli.app')\n"
+        "    import_module('..application.audit', __package__)\n"
+        "    __import__('tonk.service.app')\n"
+        "    __import__('web', globals(), None, [], 2)\n"
+        "    import_module(f'tonk.storage.{name}')\n"
+        "    import_module(f'{__name__}.cards')\n"
+        "    import_module(name)\n"
+        "    import_module(f'tonk.{name}')\n"
+        "importlib.import_module('tonk.variants.classic')\n"
+    )
+    found = sorted(imports_in_source(source, ["core"]))
+    assert found == [
+        Import(4, "cli", True),
+        Import(5, "application", True),
+        Import(6, "service", True),
+        Import(7, "web", True),
+        Import(8, "storage", True),
+        Import(9, "core", True),
+        Import(12, "variants", False),
+    ]
+
+
+def _planted_tree(tmp_path: Path, plants: dict[str, str]) -> Path:
+    """A copy of the layers' modules with ``plants`` (path -> source) added."""
+    for layer in LAYERS:
+        if (ROOT / layer).is_dir():
+            shutil.copytree(ROOT / layer, tmp_path / layer, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "static", "results"))
+    for rel, source in plants.items():
+        (tmp_path / rel).write_text(source)
+    return tmp_path
+
+
+def test_planted_upward_imports_are_caught_and_nothing_else(tmp_path):
+    """A copy of the tree with upward imports planted: an ``import_module`` string in ``core``,
+    ``web`` imported from ``storage``, ``application`` imported from ``web`` and a lazy
+    ``__import__`` of the service from another CLI module.  Exactly those are found."""
+    root = _planted_tree(
+        tmp_path,
+        {
+            "core/planted_dynamic.py": "import importlib\n\nCLI = importlib.import_module('tonk.cli.app')\n",
+            "storage/planted_web.py": "from ..web import asset\n",
+            "web/planted_up.py": "def page():\n    from tonk.application import replay_html\n    return replay_html\n",
+            "cli/planted_lazy.py": "def serve():\n    return __import__('tonk.service.app')\n",
+        },
+    )
+    assert sorted(tree_violations(root)) == [
+        "cli/planted_lazy.py:2 imports tonk.service",
+        "core/planted_dynamic.py:3 imports tonk.cli",
+        "storage/planted_web.py:1 imports tonk.web",
+        "web/planted_up.py:2 imports tonk.application",
+    ]
+
+
+def test_the_web_layer_is_imported_only_from_above():
+    """``web`` is imported where its pages are used (the replay file, the service) and may be from
+    the CLI; from a lower layer it is an upward import."""
+    web = "from .. import web\n"
+    assert violations("application", "application/x.py", imports_in_source(web, ["application"])) == []
+    assert violations("service", "service/x.py", imports_in_source(web, ["service"])) == []
+    assert violations("cli", "cli/x.py", imports_in_source("import tonk.web\n", ["cli"])) == []
+    for lower in ("core", "variants", "storage"):
+        assert violations(lower, f"{lower}/x.py", imports_in_source(web, [lower])) == [f"{lower}/x.py:1 imports tonk.web"]
 
 
 def test_no_private_pluggy_name_is_used():

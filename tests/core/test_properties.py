@@ -12,6 +12,7 @@ from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, decide
 from tonk.application.audit import audit_pinned
 from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from tonk.core.legal import discard_commands, turn_start_commands
 from tonk.core.settlement import net_of
 from tonk.core.state import conservation_problem
 
@@ -91,6 +92,18 @@ def test_random_play_keeps_the_invariants(seed, players):
 @given(seed=st.integers(0, 2**32), players=st.integers(2, 3))
 def test_legal_actions_are_exactly_what_decide_accepts(seed, players):
     play_random_game(seed, players, hands=1, check_legal_sets=True)
+
+
+def test_the_shared_commands_are_the_commands_their_names_build():
+    """``turn_start_commands`` and ``discard_commands`` (used by legal_actions and the audit)
+    give the values new commands would have, each built once per player (and card)."""
+    start = turn_start_commands("ann")
+    assert start == (Knock("ann"), DrawStock("ann"), DrawDiscard("ann"))
+    assert turn_start_commands("ann") is start
+    discard = discard_commands("ann")["7H"]
+    assert discard == Discard("ann", "7H")
+    assert discard_commands("ann")["7H"] is discard
+    assert discard_commands("bob")["7H"] == Discard("bob", "7H")
 
 
 def test_same_seed_same_game():
