@@ -7,8 +7,6 @@ import pytest
 from tonk.core.events import Knocked
 from tonk.storage import ConcurrencyError, StoreError, UnknownGame
 
-pytestmark = pytest.mark.usefixtures("backend")
-
 
 def test_appended_events_read_back_equal_and_versions_count_them(backend, games):
     backend.record(games)
@@ -77,7 +75,8 @@ def test_a_game_must_start_with_its_own_game_started(backend, games):
         assert store.game_ids() == [a.game_id]
 
 
-def test_update_and_delete_are_refused_by_the_database(backend, games):
+def test_update_and_delete_are_refused_by_the_database(sql_backend, games):
+    backend = sql_backend
     backend.record(games[:1])
     with pytest.raises(backend.refusal, match="append-only: UPDATE"):
         backend.raw("UPDATE events SET payload = '{}' WHERE seq = 2")
