@@ -8,7 +8,7 @@ alone), then :func:`rows_after` with the game's last stored row, read under the 
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Callable, Iterable, cast
+from typing import Callable, Iterable
 
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, encode, event_type
 from .chain import CHAIN_VERSION, GENESIS, chain_links
@@ -20,7 +20,8 @@ EventRow = tuple[str, int, str, str, str, str, str, str, int, int]
 #: a game's last stored row as the rules need it: seq, hash, type
 LastRow = tuple[int, str, str]
 
-_EVENT_CLASSES = frozenset(EVENT_TYPES.values())
+#: each event class's tag (EVENT_TYPES inverted): what the type column holds
+_TAG: dict[type, str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
 
 def now() -> str:
@@ -29,7 +30,7 @@ def now() -> str:
 
 
 def checked_append(
-    game_id: object, events: Iterable[object], expected_version: object, command_id: object
+    game_id: object, events: Iterable[Event], expected_version: object, command_id: object
 ) -> tuple[list[Event], list[tuple[str, bytes]], str]:
     """The arguments of an append checked: the events, each event's tag and canonical
     bytes, and the command id as text (``""`` for none)."""
@@ -37,18 +38,18 @@ def checked_append(
         raise StoreError("a game id must be non-empty text")
     if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
         raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
+    events = list(events)
     cmd = command_id or ""
     if not isinstance(cmd, str) or not _is_utf8(cmd):
         raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
-    checked: list[Event] = []
+    tag = _TAG.get
     encoded = []
     for i, e in enumerate(events):
-        if type(e) not in _EVENT_CLASSES:
+        name = tag(type(e))
+        if name is None:
             raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
-        event = cast(Event, e)  # its class is one of the union's, checked above
-        checked.append(event)
-        encoded.append((event_type(event), encode(event)))
-    return checked, encoded, cmd
+        encoded.append((name, encode(e)))
+    return events, encoded, cmd
 
 
 def rows_after(

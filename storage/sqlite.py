@@ -61,14 +61,14 @@ class SqliteTransaction:
 
     def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
         self._conn.executemany(q.INSERT_EVENT, rows)
-        self._conn.execute(q.GAMES_UPSERT, game_row)
+        self._conn.execute(SQLITE.games_write, game_row)
 
     def scan(self) -> Iterable[ProjectionRow]:
         return self._conn.cursor().execute(q.SCAN)
 
     def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
         self._conn.execute("DELETE FROM games")
-        self._conn.executemany(q.GAMES_UPSERT, rows)
+        self._conn.executemany(SQLITE.games_write, rows)
 
 
 class SqliteEventStore(EventStore):

@@ -125,3 +125,18 @@ def test_a_follower_whose_listener_is_cut_misses_nothing(postgres_backend, games
             assert reader.wait_for_append(60) is True
         finally:
             t.join()
+
+
+def test_an_in_memory_append_wakes_a_waiting_follower(memory_backend, games):
+    """The in-memory store's hint is exact: an append notifies every waiter.  The test holds
+    the store's lock while the writer starts, so the append can only land once the wait
+    has released it (no race with the machine's speed)."""
+    g = games[0]
+    with memory_backend.open() as store:
+        assert store.wait_for_append(0.01) is False  # nothing appended: the wait times out
+        with store.db.lock:
+            writer = threading.Thread(target=store.append, args=(g.game_id, g.events, 0))
+            writer.start()
+            assert store.wait_for_append(60) is True
+        writer.join()
+        assert len(store.read_all()) == len(g.events)
