@@ -1,8 +1,10 @@
 """The ``games`` table: one row per game, a projection of its events.
 
-It is derived data: :func:`rebuild` recomputes it from the events alone, and
-every append updates it in the same transaction through the same
-:class:`GameSummary`, so the incremental and the rebuilt tables are equal.
+It is derived data: a rebuild (:func:`fold_games`) recomputes it from the events
+alone, and every append updates it in the same transaction through the same
+:class:`GameSummary`, so the incremental and the rebuilt tables are equal.  The
+fold and the check against the events (:func:`derive`, :func:`findings`) are here,
+for every back end; the stores only read and write the rows (:mod:`.base`).
 
 Columns: ``game_id``, ``started_at`` / ``ended_at`` (when ``game_started`` /
 ``game_ended`` were recorded), ``players``, ``variants`` (the pinned house
