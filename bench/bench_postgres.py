@@ -149,8 +149,8 @@ def tonk_replay(url: str) -> tuple[float, int]:
 
 def tonk_audit(url: str) -> tuple[float, int]:
     from tonk.core.audit import audit_events
-    from tonk.core.ruleset import ruleset_from_spec
     from tonk.storage.open import open_store
+    from tonk.variants import load_ruleset as ruleset_from_spec
 
     n = 0
     rulesets: dict[bytes, Any] = {}

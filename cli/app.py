@@ -80,7 +80,7 @@ def main_options(
         "--db",
         envvar="TONK_DB",
         metavar="PATH|URL",
-        help="The event store: a SQLite file or a postgresql:// URL (also accepted after the command).",
+        help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new, empty store, discarded when the command ends) (also accepted after the command).",
         show_default=True,
     ),
     version: bool = typer.Option(

@@ -20,7 +20,7 @@ import typer
 
 
 def db_option() -> Any:
-    return typer.Option(None, "--db", metavar="PATH|URL", help="The event store: a SQLite file or a postgresql:// URL (default: the --db given before the command, TONK_DB, or tonk.db).")
+    return typer.Option(None, "--db", metavar="PATH|URL", help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new store, discarded when the command ends) (default: the --db given before the command, TONK_DB, or tonk.db).")
 
 
 def variant_option(help: str = "A house rule (variant) by name; repeatable, in order.") -> Any:

@@ -8,7 +8,9 @@ A thin command over :mod:`tonk.application.simulate`: the report (hands per seco
 endings, win rate and mean net per seat and per bot, tonk outs, knocks, hand
 length) is printed as tables, or as JSON with ``--json``.  A progress bar goes
 to stderr when stderr is a terminal.  Simulated games are appended to the
-store (``--db``, default the global ``--db``) unless ``--no-store``.
+store (``--db``, default the global ``--db``) unless ``--no-store``; with
+``--db :memory:`` they are appended through the whole store contract to a new
+in-memory store and discarded (``docs/decisions.md``).
 """
 
 from __future__ import annotations
@@ -201,6 +203,7 @@ def simulate_cmd(
     from ..core.bots import bot_names
     from ..core.errors import RulesetError, TonkError
     from ..application.simulate import compare_rulesets, simulate
+    from ..storage.open import is_memory
 
     path = None if no_store else settings(ctx).db
     with reported():
@@ -208,6 +211,8 @@ def simulate_cmd(
             raise TonkError("give either --db PATH or --no-store, not both")
         if receipts is not None and no_store:
             raise TonkError("--receipts needs the games stored: drop --no-store")
+        if receipts is not None and path is not None and is_memory(path):
+            raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
         if variant_file:
             if workers != 1:
                 raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
@@ -248,7 +253,9 @@ def simulate_cmd(
             written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
             err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
         store = None
-        if path is not None:
+        if path is not None and is_memory(path):
+            discarded = config.games * (2 if other is not None else 1)
+        elif path is not None:
             after = store_counts(path)
             store = {
                 "path": str(path),
@@ -260,6 +267,8 @@ def simulate_cmd(
     if as_json:
         if store is not None:
             result["store"] = store
+        elif path is not None:
+            result["store"] = {"path": str(path), "games_appended": discarded, "kept": False}
         print_json(result)
         return
     if other is None:
@@ -270,5 +279,7 @@ def simulate_cmd(
         _print_comparison(result, label, _ruleset_label(other))
     if store is not None:
         console().print(store_line(store))
+    elif path is not None:
+        console().print(f"appended {discarded} game(s) to an in-memory store (:memory:) and discarded them")
     else:
         console().print("not stored (--no-store)")

@@ -1,6 +1,7 @@
 """The event store: an append-only, hash-chained log of games, with a ``games``
-projection and JSONL export/import; in a SQLite file, or on a PostgreSQL server
-(``open_store`` picks the back end from a path or a ``postgresql://`` URL).
+projection and JSONL export/import.  One contract (:class:`EventStore`, in
+:mod:`.base`), three back ends: a SQLite file, a PostgreSQL server, or memory
+(``open_store`` picks one from a path, a ``postgresql://`` URL or ``:memory:``).
 
 >>> from tonk.storage import open_store
 >>> with open_store("tonk.db") as store:                    # doctest: +SKIP
@@ -12,7 +13,7 @@ from .errors import ConcurrencyError, ImportRefused, StoreError, UnknownGame
 from .feed import Positioned
 from .open import open_store
 from .schema import SCHEMA_VERSION
-from .store import EventStore, Record, VerifiedGame
+from .base import EventStore, Record, VerifiedGame
 
 __all__ = [
     "open_store",

@@ -185,7 +185,7 @@ def _check_row(
     seq: int,
     want_seq: int,
     type_: str,
-    payload: str,
+    payload: str | bytes,
     hash_: str,
     prev_hash: str,
     chain: int,
@@ -193,14 +193,14 @@ def _check_row(
     command_id: str,
     last_hash: str,
 ) -> ChainFinding | None:
-    data = payload.encode("utf-8")
+    data = payload if isinstance(payload, bytes) else payload.encode("utf-8")
     broken = link_break(want_seq, last_hash, seq, prev_hash, data, hash_, chain, recorded_at, command_id)
     if broken is not None:
         return ChainFinding(game_id, seq, broken.expected, broken.found, break_message(broken, want_seq, chain))
     try:
         head = _head.decode(data)
     except msgspec.DecodeError as exc:
-        return ChainFinding(game_id, seq, "a JSON object", payload[:60], f"the payload is not JSON: {exc}")
+        return ChainFinding(game_id, seq, "a JSON object", (payload if isinstance(payload, str) else payload.decode("utf-8", "replace"))[:60], f"the payload is not JSON: {exc}")
     if head.type != type_:
         return ChainFinding(game_id, seq, head.type, type_, "the type column does not match the payload's type")
     if seq == 1 and (head.type != "game_started" or head.game_id != game_id):
@@ -210,7 +210,7 @@ def _check_row(
     return None
 
 
-def check_chain(rows: Iterable[tuple[str, int, str, str, str, str, int, str, str]]) -> Iterator[ChainFinding]:
+def check_chain(rows: Iterable[tuple[str, int, str, str | bytes, str, str, int, str, str]]) -> Iterator[ChainFinding]:
     """Check rows ``(game_id, seq, type, payload, hash, prev_hash, chain, recorded_at,
     command_id)`` (:data:`CHECK_COLUMNS`) ordered by game and seq; yield the first broken
     link of each game (what follows a break rests on it)."""

@@ -52,3 +52,23 @@ def first_event(payload: str | bytes) -> tuple[Event, Decoder]:
 
 def decode_error(game_id: str, seq: int, exc: Exception) -> StoreError:
     return StoreError(f"game {game_id} seq {seq}: the stored payload cannot be decoded ({exc})")
+
+
+def decode_rows(game_id: str, rows: list[tuple[int, str | bytes]]) -> list[Event]:
+    """The events of one game's ``(seq, payload)`` rows, in order; :class:`StoreError`
+    naming the first payload that cannot be decoded."""
+    try:
+        first, dec = first_event(rows[0][1])
+    except (msgspec.DecodeError, msgspec.ValidationError, StoreError) as exc:
+        raise decode_error(game_id, rows[0][0], exc) from None
+    try:
+        out = [first]
+        out.extend([dec(p) for _, p in rows[1:]])
+        return out
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        for seq, p in rows[1:]:
+            try:
+                dec(p)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise decode_error(game_id, seq, exc) from None
+        raise

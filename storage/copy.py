@@ -1,5 +1,5 @@
 """Moving an archive between stores (SQLite to PostgreSQL and back), verified; and the
-backup of a PostgreSQL store into a new SQLite file (:func:`backup_to_file`).
+backup of a PostgreSQL (or in-memory) store into a new SQLite file (:func:`backup_to_file`).
 
 :func:`copy_games` exports the games from the source as JSONL (to a temporary
 file), imports that file into the destination through the ordinary import
@@ -22,17 +22,8 @@ from pathlib import Path
 from typing import Iterable
 
 from .errors import StoreError
+from .base import EventStore
 from .jsonl import RulesCheck, export_games, import_file
-from .store import EventStore, backup_paths
-
-#: the side tables a backup carries besides the events, with their columns, in their order
-SIDE_TABLES: tuple[tuple[str, str, str], ...] = (
-    ("evidence_keys", "key_id, name, public_key, created_at", "created_at, key_id"),
-    ("evidence_log", "leaf_index, game_id, seq, hash, logged_at", "leaf_index"),
-    ("evidence_checkpoints", "tree_size, key_id, root_hash, note, signed_at", "tree_size, key_id"),
-    ("served_tables", "game_id, settings, closed", "n"),
-    ("seat_tokens", "game_id, seat, token_hash", "game_id, seat"),
-)
 
 
 @dataclass
@@ -72,7 +63,7 @@ def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | N
         imported = import_file(dest, path, rules_check=rules_check)
     result.copied, result.present = imported.imported, imported.present
     back = _Digest()
-    export_games(dest, ids, back)  # type: ignore[arg-type]
+    export_games(dest, ids, back)
     result.digest = back.sha.hexdigest()
     if result.digest != sent:
         raise StoreError(f"the copy in {dest.path} does not export the same bytes as {source.path} (sha256 {result.digest} != {sent})")
@@ -81,28 +72,25 @@ def copy_games(source: EventStore, dest: EventStore, game_ids: Iterable[str] | N
 
 def backup_to_file(source: EventStore, dest: str | Path) -> int:
     """Write a new SQLite store file ``dest`` holding everything ``source`` (a PostgreSQL
-    store) holds: every game (through :func:`copy_games`, so the file exports the same bytes),
-    the evidence log with its keys and checkpoints (so receipts, checkpoints and proofs
-    signed before check against the file), and the served tables' settings and token
-    hashes.  The side tables are read first: events are only ever appended, so every event
-    they name is in the games copied after.  Written beside ``dest`` and renamed into
-    place; an existing ``dest`` is refused.  Returns the number of games."""
-    from .seats import create_sqlite_tables
+    or in-memory store) holds: every game (through :func:`copy_games`, so the file exports
+    the same bytes), the evidence log with its keys and checkpoints (so receipts,
+    checkpoints and proofs signed before check against the file), and the served tables'
+    settings and token hashes.  The side tables are read first: events are only ever
+    appended, so every event they name is in the games copied after.  Written beside
+    ``dest`` and renamed into place; an existing ``dest`` is refused.  Returns the number
+    of games."""
+    from .sqlite import SqliteEventStore, backup_paths
 
     dest, tmp = backup_paths(dest)
-    with source.statements() as sql:
-        side = {
-            table: sql.execute(f"SELECT {columns} FROM {table} ORDER BY {order}").fetchall() if sql.has_tables([table]) else []
-            for table, columns, order in SIDE_TABLES
-        }
+    with source.evidence() as log:
+        evidence = log.dump()
+    seats = source.seat_tables().dump()
     try:
-        with EventStore.open(tmp) as target:
+        with SqliteEventStore.open_file(tmp) as target:
             result = copy_games(source, target)
-            create_sqlite_tables(target)
-            with target.statements_write() as out:
-                for table, columns, _ in SIDE_TABLES:
-                    marks = ", ".join("?" for _ in columns.split(","))
-                    out.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", side[table])
+            with target.evidence(write=True) as out:
+                out.load(evidence)
+            target.seat_tables().load(seats)
         conn = sqlite3.connect(tmp)
         try:
             conn.execute("PRAGMA journal_mode = DELETE")  # one self-contained file

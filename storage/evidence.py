@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import base64
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 from . import evidence_log as elog
 from . import merkle
 from . import signed_note as note
+from .append_rules import now
+from .base import EventStore
 from .errors import StoreError, UnknownGame
 from .keys import create_signer, load_signer, store_key_path
 from .signed_note import EvidenceError, MalformedEvidence, SignerKey, VerifierKey
-from .statements import Statements
-from .store import EventStore, now
 
 RECEIPT_HEADER = "tonk-receipt v1"
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
@@ -91,8 +92,8 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
     not copied with the store, or was lost) unless ``new_key``: then a new key signs from
     now on, under the same log name; the old public keys stay recorded."""
     path = store_key_path(store)
-    with store.statements() as sql:
-        known = elog.known_keys(sql)
+    with store.evidence() as log:
+        known = elog.known_keys(log)
     key = load_signer(path)
     if key is not None and new_key:
         raise EvidenceError(f"a signing key is already at {path}; move it away first to sign with a new key")
@@ -111,8 +112,8 @@ def signer(store: EventStore, *, create: bool = True, new_key: bool = False) -> 
             raise EvidenceError(
                 f"the signing key at {path} ({key.verifier.describe()}) belongs to another log than this store's ({known[0].name})"
             )
-        with store.statements_write() as sql:
-            elog.record_key(sql, key.verifier, now())
+        with store.evidence(write=True) as log:
+            log.record_key(key.verifier, now())
     return key
 
 
@@ -147,8 +148,8 @@ def trusted_keys(store: EventStore | None, key: VerifierKey | None) -> tuple[lis
         return [key], "given"
     if store is None:
         raise EvidenceError("no trusted key and no store to take one from: pass --key with the public key (as tonk key printed it)")
-    with store.statements() as sql:
-        keys = elog.known_keys(sql)
+    with store.evidence() as log:
+        keys = elog.known_keys(log)
     if not keys:
         raise EvidenceError("no trusted key: this store records no signing key; pass --key with the public key (as tonk key printed it)")
     return keys, "store"
@@ -165,9 +166,9 @@ def _check_games(store: EventStore, logged: dict[str, list[tuple[int, str]]], ch
     for gid, items in logged.items():
         items = sorted(items)
         last = items[-1][0]
-        with store.statements() as sql:
-            stored = dict(sql.execute("SELECT seq, hash FROM events WHERE game_id = ? AND seq <= ?", (gid, last)).fetchall())
-            held, top = sql.execute("SELECT count(*), coalesce(max(seq), 0) FROM events WHERE game_id = ?", (gid,)).fetchone()
+        rows = store.hash_rows(gid)
+        stored = {seq: h for seq, _, h in rows if seq <= last}
+        held, top = len(rows), max((seq for seq, _, _ in rows), default=0)
         upto = f" ({label} logged it up to seq {last})" if label else ""
         first: tuple[int, str] | None = None
         if not held:
@@ -211,7 +212,7 @@ def _leaves(entries: Sequence[elog.Entry]) -> list[bytes]:
 
 def _gap(entries: Sequence[elog.Entry]) -> Finding | None:
     for i, e in enumerate(entries):
-        if e.index != i:
+        if e.leaf_index != i:
             return Finding(None, None, f"the evidence log lacks entry {i}: entries were removed from it")
     return None
 
@@ -267,8 +268,7 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
     The store's key signs it (created on first use).  Refused with :class:`StoreError`
     for an unknown game or seq or a name that is not a seat of the game, and with
     :class:`Contradicted` when the game's chain is broken at or before ``seq``."""
-    with store.statements() as sql:
-        row = sql.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", (game_id, seq)).fetchone()
+    row = next((h for s, _, h in store.hash_rows(game_id, seq - 1) if s == seq), None)
     if row is None:
         if not store.version(game_id):
             raise UnknownGame(game_id)
@@ -278,16 +278,13 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
         raise StoreError(f"{seat!r} is not a seat of game {game_id} (seats: {', '.join(seats)})")
     _refuse_broken(store, game_id, seq)
     key = key or signer(store)
-    return note.sign(receipt_text(Receipt(game_id, seq, row[0], seat, now(), key.verifier)), key)
+    return note.sign(receipt_text(Receipt(game_id, seq, row, seat, now(), key.verifier)), key)
 
 
 def hand_end_receipts(store: EventStore, game_id: str, *, key: SignerKey | None = None, after: int = 0) -> list[tuple[int, str, str]]:
     """Receipts for every seat at every hand's end of the game after seq ``after``:
     ``(seq, seat, receipt)`` in order."""
-    with store.statements() as sql:
-        rows = sql.execute(
-            "SELECT seq, hash FROM events WHERE game_id = ? AND type = 'hand_ended' AND seq > ? ORDER BY seq", (game_id, after)
-        ).fetchall()
+    rows = [(seq, h) for seq, type_, h in store.hash_rows(game_id, after) if type_ == "hand_ended"]
     if not rows:
         return []
     _refuse_broken(store, game_id, rows[-1][0])
@@ -401,7 +398,7 @@ def parse_checkpoint(data: bytes | str, what: str = "the checkpoint") -> tuple[C
     return Checkpoint(origin, tree_size, root_hash, text.replace("\r\n", "\n")), n
 
 
-def _self_check(store: EventStore, sql: Statements, entries: list[elog.Entry]) -> list[Finding]:
+def _self_check(store: EventStore, log: elog.EvidenceTables, entries: list[elog.Entry]) -> list[Finding]:
     """What stops the store from signing: a broken chain anywhere, an entry of its log the
     events contradict, or a log that no longer extends the latest checkpoint it signed."""
     chain = _chain_findings(store)
@@ -410,7 +407,7 @@ def _self_check(store: EventStore, sql: Statements, entries: list[elog.Entry]) -
     if gap is not None:
         return findings + [gap]
     findings += [f for f in _check_games(store, _group(entries), {}, "the evidence log") if f.game_id not in chain]
-    last = elog.latest_checkpoint(sql)
+    last = log.latest_checkpoint()
     if last is not None:
         if last.tree_size > len(entries) or merkle.root(_leaves(entries[: last.tree_size])).hex() != last.root_hash:
             findings.append(Finding(None, None, f"the evidence log no longer extends the store's latest checkpoint (size {last.tree_size})"))
@@ -424,24 +421,24 @@ def make_checkpoint(store: EventStore, *, new_key: bool = False) -> Checkpoint:
     log or has a broken chain: a log must never sign a tree that does not extend what
     it signed before."""
     key = signer(store, new_key=new_key)
-    with store.statements_write() as sql:  # the store's write lock: no append lands between the check and the signature
-        problems = _self_check(store, sql, elog.entries(sql))
+    with store.evidence(write=True) as log:  # the store's write lock: no append lands between the check and the signature
+        problems = _self_check(store, log, log.entries())
         if problems:
             raise Contradicted("the store contradicts its own evidence log or chain; no checkpoint was signed (tonk verify names each game)", problems)
         at = now()
-        elog.append_new_events(sql, at)
-        entries = elog.entries(sql)
+        log.append_new_events(at)
+        entries = log.entries()
         root_hash = merkle.root(_leaves(entries))
         signed = note.sign(checkpoint_text(key.name, len(entries), root_hash), key)
-        elog.record_checkpoint(sql, elog.StoredCheckpoint(len(entries), f"{key.verifier.id:08x}", root_hash.hex(), signed), at)
+        log.record_checkpoint(elog.StoredCheckpoint(len(entries), f"{key.verifier.id:08x}", root_hash.hex(), signed), at)
     return Checkpoint(key.name, len(entries), root_hash, signed)
 
 
 def _against_log(store: EventStore, cp: Checkpoint) -> tuple[list[Finding], dict[str, Any]]:
     """Whether the store's log extends the checkpoint's tree, and every event logged in it is held."""
-    with store.statements() as sql:
-        keys = elog.known_keys(sql)
-        entries = elog.entries(sql)
+    with store.evidence() as log:
+        keys = elog.known_keys(log)
+        entries = log.entries()
     facts: dict[str, Any] = {}
     if keys and keys[0].name != cp.origin:
         return [
@@ -506,7 +503,8 @@ def verify_checkpoint(store: EventStore, data: bytes | str, key: VerifierKey | N
 # --- inclusion proofs -------------------------------------------------------------------------
 
 
-class Proof(NamedTuple):
+@dataclass(frozen=True)
+class Proof:
     game_id: str
     seq: int
     hash: str
@@ -522,21 +520,21 @@ def make_proof(store: EventStore, game_id: str) -> Proof:
     when the store's log no longer matches that checkpoint."""
     if not store.version(game_id):
         raise UnknownGame(game_id)
-    with store.snapshot(), store.statements() as sql:
-        stored = elog.latest_checkpoint(sql)
+    with store.snapshot(), store.evidence() as log:
+        stored = log.latest_checkpoint()
         if stored is None:
             raise EvidenceError("the store has no checkpoint yet: run tonk checkpoint first")
-        entry = elog.game_entry(sql, game_id, stored.tree_size)
+        entry = log.game_entry(game_id, stored.tree_size)
         if entry is None:
             raise EvidenceError(f"game {game_id} is in no checkpoint yet: run tonk checkpoint first")
-        entries = elog.entries(sql, stored.tree_size)
+        entries = log.entries(stored.tree_size)
     leaves = _leaves(entries)
     if len(leaves) != stored.tree_size or _gap(entries) or merkle.root(leaves).hex() != stored.root_hash:
         raise Contradicted(
             "no proof given", [Finding(None, None, f"the store's evidence log no longer matches its latest checkpoint (size {stored.tree_size})")]
         )
     cp, _ = parse_checkpoint(stored.note, "the store's latest checkpoint")
-    return Proof(game_id, entry.seq, entry.hash, entry.index, merkle.inclusion_proof(leaves, entry.index), cp)
+    return Proof(game_id, entry.seq, entry.hash, entry.leaf_index, merkle.inclusion_proof(leaves, entry.leaf_index), cp)
 
 
 def proof_text(p: Proof) -> str:

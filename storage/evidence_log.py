@@ -23,7 +23,7 @@ DELETE on all three.
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from .errors import StoreError
 from .signed_note import MalformedEvidence, VerifierKey
@@ -32,7 +32,7 @@ from .statements import Statements
 TABLES = ("evidence_log", "evidence_keys", "evidence_checkpoints")
 
 
-def create_tables(db) -> None:
+def create_tables(db: Any) -> None:
     """The migration that adds the evidence tables (``tonk.storage.schema.STEPS``)."""
     db.execute(
         """
@@ -76,7 +76,7 @@ def create_tables(db) -> None:
             )
 
 
-def create_tables_postgres(cur) -> None:
+def create_tables_postgres(cur: Any) -> None:
     """The same tables in a PostgreSQL store (``tonk.storage.postgres_schema.STEPS``): text
     compared byte-wise (``COLLATE "C"``, as the events), UPDATE, DELETE and TRUNCATE refused."""
     cur.execute(
@@ -136,7 +136,7 @@ def create_tables_postgres(cur) -> None:
 class Entry(NamedTuple):
     """One entry of the log: the event ``(game_id, seq)`` whose chain hash was ``hash``."""
 
-    index: int
+    leaf_index: int
     game_id: str
     seq: int
     hash: str
@@ -169,67 +169,6 @@ def parse_leaf(data: bytes) -> tuple[str, int, str]:
     return game_id, seq, data[12 + n :].hex()
 
 
-def has_tables(sql: Statements) -> bool:
-    """Whether the store has the evidence tables (a store of an older schema opened
-    read-only may not)."""
-    return sql.has_tables(TABLES)
-
-
-def known_keys(sql: Statements) -> list[VerifierKey]:
-    """The public keys the store has signed with, oldest first."""
-    if not has_tables(sql):
-        return []
-    keys = []
-    for (text,) in sql.execute("SELECT public_key FROM evidence_keys ORDER BY created_at, key_id"):
-        try:
-            keys.append(VerifierKey.parse(text))
-        except MalformedEvidence as exc:
-            raise StoreError(f"the store's evidence_keys table holds a damaged public key: {exc}") from None
-    return keys
-
-
-def record_key(sql: Statements, key: VerifierKey, at: str) -> None:
-    sql.execute(
-        "INSERT INTO evidence_keys (key_id, name, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        (f"{key.id:08x}", key.name, key.text(), at),
-    )
-
-
-def entries(sql: Statements, limit: int | None = None) -> list[Entry]:
-    """The log's entries in order (the first ``limit`` of them)."""
-    if not has_tables(sql):
-        return []
-    query = "SELECT leaf_index, game_id, seq, hash FROM evidence_log"
-    if limit is None:
-        return [Entry(*r) for r in sql.execute(query + " ORDER BY leaf_index")]
-    return [Entry(*r) for r in sql.execute(query + " WHERE leaf_index < ? ORDER BY leaf_index", (limit,))]
-
-
-def size(sql: Statements) -> int:
-    if not has_tables(sql):
-        return 0
-    return sql.execute("SELECT count(*) FROM evidence_log").fetchone()[0]
-
-
-def append_new_events(sql: Statements, at: str) -> int:
-    """Append an entry for every stored event not logged yet (each game's events after its
-    highest logged seq), in the order they were recorded; returns how many."""
-    start = sql.execute("SELECT coalesce(max(leaf_index) + 1, 0) FROM evidence_log").fetchone()[0]
-    rows = sql.execute(
-        """
-        SELECT e.game_id, e.seq, e.hash FROM events AS e
-        LEFT JOIN (SELECT game_id, max(seq) AS top FROM evidence_log GROUP BY game_id) AS l ON l.game_id = e.game_id
-        WHERE e.seq > coalesce(l.top, 0)
-        ORDER BY e.position
-        """
-    ).fetchall()
-    sql.executemany(
-        "INSERT INTO evidence_log (leaf_index, game_id, seq, hash, logged_at) VALUES (?, ?, ?, ?, ?)",
-        ((start + i, gid, seq, h, at) for i, (gid, seq, h) in enumerate(rows)),
-    )
-    return len(rows)
-
-
 class StoredCheckpoint(NamedTuple):
     tree_size: int
     key_id: str
@@ -237,26 +176,145 @@ class StoredCheckpoint(NamedTuple):
     note: str
 
 
-def record_checkpoint(sql: Statements, cp: StoredCheckpoint, at: str) -> None:
-    sql.execute(
-        "INSERT INTO evidence_checkpoints (tree_size, key_id, root_hash, note, signed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        (*cp, at),
-    )
+#: the columns of each table, in the order :meth:`EvidenceTables.dump` gives its rows
+COLUMNS = {
+    "evidence_keys": "key_id, name, public_key, created_at",
+    "evidence_log": "leaf_index, game_id, seq, hash, logged_at",
+    "evidence_checkpoints": "tree_size, key_id, root_hash, note, signed_at",
+}
+_ORDER = {"evidence_keys": "created_at, key_id", "evidence_log": "leaf_index", "evidence_checkpoints": "tree_size, key_id"}
 
 
-def latest_checkpoint(sql: Statements) -> StoredCheckpoint | None:
-    if not has_tables(sql):
-        return None
-    row = sql.execute(
-        "SELECT tree_size, key_id, root_hash, note FROM evidence_checkpoints ORDER BY tree_size DESC, signed_at DESC LIMIT 1"
-    ).fetchone()
-    return StoredCheckpoint(*row) if row else None
+class EvidenceTables(Protocol):
+    """The three tables as a store keeps them (:meth:`~.base.EventStore.evidence`)."""
+
+    def key_texts(self) -> list[str]:
+        """The public keys' text, oldest first."""
+        ...
+
+    def record_key(self, key: VerifierKey, at: str) -> None:
+        """Record a public key (once)."""
+        ...
+
+    def entries(self, limit: int | None = None) -> list[Entry]:
+        """The log's entries in order (the first ``limit`` of them)."""
+        ...
+
+    def size(self) -> int: ...
+
+    def append_new_events(self, at: str) -> int:
+        """Append an entry for every stored event not logged yet (each game's events after
+        its highest logged seq), in the order they were recorded; returns how many."""
+        ...
+
+    def record_checkpoint(self, cp: StoredCheckpoint, at: str) -> None: ...
+
+    def latest_checkpoint(self) -> StoredCheckpoint | None: ...
+
+    def game_entry(self, game_id: str, below: int) -> Entry | None:
+        """The entry of the game's last event among the first ``below`` entries."""
+        ...
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of each table (:data:`COLUMNS`), for a backup."""
+        ...
+
+    def load(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """Add the rows :meth:`dump` gave (into empty tables)."""
+        ...
 
 
-def game_entry(sql: Statements, game_id: str, below: int) -> Entry | None:
-    """The entry of the game's last event among the first ``below`` entries."""
-    row = sql.execute(
-        "SELECT leaf_index, game_id, seq, hash FROM evidence_log WHERE game_id = ? AND leaf_index < ? ORDER BY seq DESC LIMIT 1",
-        (game_id, below),
-    ).fetchone()
-    return Entry(*row) if row else None
+def known_keys(log: EvidenceTables) -> list[VerifierKey]:
+    """The public keys the store has signed with, oldest first."""
+    keys = []
+    for text in log.key_texts():
+        try:
+            keys.append(VerifierKey.parse(text))
+        except MalformedEvidence as exc:
+            raise StoreError(f"the store's evidence_keys table holds a damaged public key: {exc}") from None
+    return keys
+
+
+class SqlEvidenceTables:
+    """The tables in a SQL store, through its dialect adapter."""
+
+    def __init__(self, sql: Statements):
+        self._sql = sql
+
+    def _present(self) -> bool:
+        # a store of an older schema opened read-only may not have them
+        return self._sql.has_tables(TABLES)
+
+    def key_texts(self) -> list[str]:
+        if not self._present():
+            return []
+        return [r[0] for r in self._sql.execute("SELECT public_key FROM evidence_keys ORDER BY created_at, key_id")]
+
+    def record_key(self, key: VerifierKey, at: str) -> None:
+        self._sql.execute(
+            "INSERT INTO evidence_keys (key_id, name, public_key, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (f"{key.id:08x}", key.name, key.text(), at),
+        )
+
+    def entries(self, limit: int | None = None) -> list[Entry]:
+        if not self._present():
+            return []
+        query = "SELECT leaf_index, game_id, seq, hash FROM evidence_log"
+        if limit is None:
+            return [Entry(*r) for r in self._sql.execute(query + " ORDER BY leaf_index")]
+        return [Entry(*r) for r in self._sql.execute(query + " WHERE leaf_index < ? ORDER BY leaf_index", (limit,))]
+
+    def size(self) -> int:
+        if not self._present():
+            return 0
+        return int(self._sql.execute("SELECT count(*) FROM evidence_log").fetchone()[0])
+
+    def append_new_events(self, at: str) -> int:
+        sql = self._sql
+        start = sql.execute("SELECT coalesce(max(leaf_index) + 1, 0) FROM evidence_log").fetchone()[0]
+        rows = sql.execute(
+            """
+            SELECT e.game_id, e.seq, e.hash FROM events AS e
+            LEFT JOIN (SELECT game_id, max(seq) AS top FROM evidence_log GROUP BY game_id) AS l ON l.game_id = e.game_id
+            WHERE e.seq > coalesce(l.top, 0)
+            ORDER BY e.position
+            """
+        ).fetchall()
+        sql.executemany(
+            "INSERT INTO evidence_log (leaf_index, game_id, seq, hash, logged_at) VALUES (?, ?, ?, ?, ?)",
+            ((start + i, gid, seq, h, at) for i, (gid, seq, h) in enumerate(rows)),
+        )
+        return len(rows)
+
+    def record_checkpoint(self, cp: StoredCheckpoint, at: str) -> None:
+        self._sql.execute(
+            "INSERT INTO evidence_checkpoints (tree_size, key_id, root_hash, note, signed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (*cp, at),
+        )
+
+    def latest_checkpoint(self) -> StoredCheckpoint | None:
+        if not self._present():
+            return None
+        row = self._sql.execute(
+            "SELECT tree_size, key_id, root_hash, note FROM evidence_checkpoints ORDER BY tree_size DESC, signed_at DESC LIMIT 1"
+        ).fetchone()
+        return StoredCheckpoint(*row) if row else None
+
+    def game_entry(self, game_id: str, below: int) -> Entry | None:
+        row = self._sql.execute(
+            "SELECT leaf_index, game_id, seq, hash FROM evidence_log WHERE game_id = ? AND leaf_index < ? ORDER BY seq DESC LIMIT 1",
+            (game_id, below),
+        ).fetchone()
+        return Entry(*row) if row else None
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        present = self._present()
+        return {
+            table: [tuple(r) for r in self._sql.execute(f"SELECT {columns} FROM {table} ORDER BY {_ORDER[table]}")] if present else []
+            for table, columns in COLUMNS.items()
+        }
+
+    def load(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        for table, columns in COLUMNS.items():
+            marks = ", ".join("?" for _ in columns.split(","))
+            self._sql.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows.get(table, []))

@@ -38,7 +38,7 @@ from ..core.safe_json import UnsafeJSON, check_depth_bytes
 from .chain import GENESIS, break_message, link_break
 from .codec import Decoder, first_event
 from .errors import ImportRefused, StoreError, UnknownGame
-from .store import EventStore, Record
+from .base import EventStore, Record
 
 FORMAT_NAME = "tonk-events"
 
@@ -98,7 +98,13 @@ def header_line(marks: list[GameMark] | None = None) -> bytes:
     return _encoder.encode(Header(FORMAT_NAME, FORMAT_VERSION, marks)) + b"\n"
 
 
-def export_games(store: EventStore, game_ids: Iterable[str] | None, out: BinaryIO) -> tuple[int, int]:
+class Writable(Protocol):
+    """Where an export goes: a binary file, or anything that takes its bytes."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+
+def export_games(store: EventStore, game_ids: Iterable[str] | None, out: Writable) -> tuple[int, int]:
     """Write the games (all, by id, when ``game_ids`` is None) as JSONL to ``out``: the
     header with each game's event count and last hash, then the events, all read in one
     snapshot of the store.  Every id is checked before anything is written.  Returns
@@ -313,7 +319,7 @@ def _check_link(source: str, n: int, game: _Game, rec: Record) -> None:
             source, n, f"broken chain in game {gid} at seq {want}: {what} hash to {broken.expected} (chain version {rec.chain}), the line says {rec.hash}"
         )
     try:
-        if want == 1:
+        if want == 1 or game.decoder is None:
             event, game.decoder = first_event(data)
         else:
             event = game.decoder(data)
@@ -405,12 +411,16 @@ def write_checked(store: EventStore, checked: ImportResult) -> ImportResult:
     source = str(checked.path)
     new = set(checked.imported)
     digest = hashlib.sha256()
-    with _open(checked.path) as f, store._write() as conn:
+
+    def new_games(f: BinaryIO) -> Iterator[tuple[str, list[Record], list[Event]]]:
         for game in _games(f, source, digest):
             if game.game_id in new:
-                store._insert_records(conn, game.game_id, game.records, game.events)
-        if digest.digest() != checked.digest:
+                yield game.game_id, game.records, game.events
+        if digest.digest() != checked.digest:  # raised inside the write: nothing is written
             raise ImportRefused(source, 0, "the file changed while it was being imported")
+
+    with _open(checked.path) as f:
+        store.import_games(new_games(f))
     return checked
 
 

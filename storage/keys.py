@@ -51,13 +51,13 @@ def server_key_path(url: str) -> Path:
 
 
 def store_key_path(store: Any) -> Path:
-    """Where ``store`` keeps its signing key: ``TONK_KEY_FILE``, else beside a SQLite file,
-    else (PostgreSQL) :func:`server_key_path` of its URL."""
+    """Where ``store`` keeps its signing key: ``TONK_KEY_FILE``, else where the store says
+    (``store.default_key_path()``: beside a SQLite file, :func:`server_key_path` of a
+    PostgreSQL store's URL)."""
     given = os.environ.get(KEY_FILE_ENV)
     if given:
         return Path(given)
-    url = getattr(store, "url", None)
-    return key_path(store.path) if url is None else server_key_path(url)
+    return Path(store.default_key_path())
 
 
 def load_signer(path: Path) -> SignerKey | None:

@@ -2,18 +2,23 @@
 
 >>> open_store("tonk.db")                                  # doctest: +SKIP
 >>> open_store("postgresql://tonk@db.example/tonk")        # doctest: +SKIP
+>>> open_store(":memory:")                                 # doctest: +SKIP
 
 A ``postgresql://`` (or ``postgres://``) URL opens the PostgreSQL store
-(:mod:`.postgres`, which needs the ``postgres`` extra); anything else is the
-path of a SQLite file.  Both stores keep one contract.
+(:mod:`.postgres`, which needs the ``postgres`` extra); ``:memory:`` a new, empty
+in-memory store (:mod:`.memory`), gone when it is dropped; anything else is the
+path of a SQLite file (:mod:`.sqlite`).  All three keep one contract (:mod:`.base`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from .store import EventStore
+from .memory import TARGET as MEMORY
+
+if TYPE_CHECKING:
+    from .base import EventStore
 
 
 def is_postgres(target: str | Path) -> bool:
@@ -23,16 +28,30 @@ def is_postgres(target: str | Path) -> bool:
     return is_url(target)
 
 
-def open_store(target: str | Path, create: bool = True, *, read_only: bool = False, **options: Any) -> EventStore:
+def is_memory(target: str | Path) -> bool:
+    """True when ``target`` asks for a new in-memory store (``:memory:``)."""
+    return isinstance(target, str) and target == MEMORY
+
+
+def open_store(
+    target: str | Path, create: bool = True, *, read_only: bool = False, durable: bool = True, integrity_check: bool = True
+) -> "EventStore":
     """The store ``target`` names.  ``create``: make the store when it does not exist yet
     (else :class:`~tonk.storage.errors.StoreError`); ``read_only``: open an existing store
-    for reading only (nothing can be written through it); other options go to the SQLite
-    store (``durable``, ``integrity_check``) and are ignored by PostgreSQL."""
+    for reading only (nothing can be written through it); ``durable`` and
+    ``integrity_check`` are the SQLite store's (:meth:`~.sqlite.SqliteEventStore.open_file`)
+    and ignored by the others."""
     if is_postgres(target):
         from .postgres import PostgresEventStore
 
-        return PostgresEventStore.open(str(target), create=create and not read_only, read_only=read_only)
-    return EventStore.open(target, create=create, read_only=read_only, **options)
+        return PostgresEventStore.open_url(str(target), create=create and not read_only, read_only=read_only)
+    if is_memory(target):
+        from .memory import MemoryEventStore
+
+        return MemoryEventStore.open_memory(None, create=create, read_only=read_only)
+    from .sqlite import SqliteEventStore
+
+    return SqliteEventStore.open_file(target, create=create, read_only=read_only, durable=durable, integrity_check=integrity_check)
 
 
 def describe(target: str | Path) -> str:
@@ -46,5 +65,6 @@ def describe(target: str | Path) -> str:
 
 def store_exists(target: str | Path) -> bool:
     """Whether ``target`` may hold a store: a SQLite file that exists, or any PostgreSQL URL
-    (whether it holds a tonk store is for :func:`open_store` with ``create=False`` to say)."""
-    return is_postgres(target) or Path(target).exists()
+    (whether it holds a tonk store is for :func:`open_store` with ``create=False`` to say).
+    A new in-memory store holds nothing: it does not exist before it is opened."""
+    return is_postgres(target) or (not is_memory(target) and Path(target).exists())

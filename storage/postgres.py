@@ -1,7 +1,7 @@
-"""The event store on a PostgreSQL server: the SQLite store's contract, for several service
-nodes sharing one database.
+"""The PostgreSQL back end of the store contract (:mod:`.base`), for several service nodes
+sharing one database.
 
->>> store = PostgresEventStore.open("postgresql://tonk@db.example/tonk")   # doctest: +SKIP
+>>> store = PostgresEventStore.open_url("postgresql://tonk@db.example/tonk")   # doctest: +SKIP
 >>> store.append(game.game_id, game.events, expected_version=0)            # doctest: +SKIP
 
 Driver: psycopg 3 with psycopg-pool (the ``postgres`` extra), imported when a
@@ -10,11 +10,13 @@ small connection pool; every operation borrows a connection (a streaming read
 holds one until it is exhausted or closed), so a store may be shared by the
 threads of a service.
 
-It is the SQLite store's subclass: what does not speak SQL (the rules of what
-may be appended, the one-pass verified scan audit uses, decoding through the
-format's upcast, the games projection's fold) is the same code, and every
-method that speaks SQL is written here for PostgreSQL.  The same contract test
-suite runs against both (``tests/storage/contract/``).
+It is a sibling of the SQLite and in-memory stores under the contract
+(:class:`~.base.EventStore`), which holds what does not speak SQL (the rules of
+what may be appended, the one-pass verified scan audit uses, decoding through
+the format's upcast, the games projection's fold); this module supplies the
+rows and the write transaction, with the statements the SQLite store runs too
+(:mod:`.statements`, the dialect adapter).  The same contract test suite runs
+against all three (``tests/storage/contract/``).
 
 Appends are serialised by the one-row ``event_position`` counter, locked first
 in the append's transaction: the expected-version and command-id checks then
@@ -29,20 +31,19 @@ from __future__ import annotations
 import itertools
 import threading
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
-import msgspec
-
-from ..core.events import Event, decode
-from . import projection
-from .chain import CHECK_COLUMNS, ChainFinding, check_chain
-from .codec import Decoder, decode_error, first_event
-from .errors import StoreError, UnknownGame
-from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
-from .statements import PostgresStatements, Statements
+from . import statements as q
+from .append_rules import EventRow, LastRow
+from .base import ChainRow, EventStore, ProjectionRow, RecordRow
+from .errors import StoreError
+from .evidence_log import EvidenceTables, SqlEvidenceTables
+from .keys import server_key_path
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
-from .store import EventStore, Record, _decode_rows, _record, checked_append, rows_after
+from .seats import SeatTables, SqlSeatTables
+from .statements import POSTGRES, PostgresStatements, Statements
 
 if TYPE_CHECKING:
     import psycopg
@@ -51,22 +52,63 @@ URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
 CONNECT_TIMEOUT_S = 10
 
-_INSERT = (
-    "INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position, chain) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-_LAST = "SELECT seq, hash FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
-_LAST_TYPE = "SELECT seq, hash, type FROM events WHERE game_id = %s ORDER BY seq DESC LIMIT 1"
-_BY_COMMAND = "SELECT 1 FROM events WHERE game_id = %s AND command_id = %s LIMIT 1"
+_INSERT = POSTGRES.sql(q.INSERT_EVENT)
+_LAST_ROW = POSTGRES.sql(q.LAST_ROW)
+_BY_COMMAND = POSTGRES.sql(q.BY_COMMAND)
+_GAME_ROW = POSTGRES.sql(q.GAME_ROW)
+_GAMES_UPSERT = POSTGRES.games_write
 _LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
-_RECORD_COLUMNS = "game_id, seq, type, recorded_at, hash, prev_hash, command_id, chain, payload"
-_GAMES_SELECT = f"SELECT {', '.join(projection.COLUMNS)} FROM games"
-_GAMES_UPSERT = (
-    f"INSERT INTO games ({', '.join(projection.COLUMNS)}) VALUES ({', '.join('%s' for _ in projection.COLUMNS)}) "
-    f"ON CONFLICT (game_id) DO UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in projection.COLUMNS[1:])}"
-)
+
+
+class PostgresTransaction:
+    """One write transaction holding the append lock (:class:`~.base.Transaction`): the
+    position counter, read with the lock and advanced by each insert."""
+
+    def __init__(self, conn: Any, position: int):
+        self._conn = conn
+        self._cur = conn.cursor()
+        self._position = position
+
+    def command_seen(self, game_id: str, command_id: str) -> bool:
+        return self._cur.execute(_BY_COMMAND, (game_id, command_id)).fetchone() is not None
+
+    def last(self, game_id: str) -> LastRow | None:
+        row = self._cur.execute(_LAST_ROW, (game_id,)).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def last_position(self) -> int:
+        return self._position
+
+    def game_row(self, game_id: str) -> tuple[Any, ...] | None:
+        row = self._cur.execute(_GAME_ROW, (game_id,)).fetchone()
+        return tuple(row) if row else None
+
+    def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
+        self._position += len(rows)
+        cur = self._cur
+        with self._conn.pipeline():  # the writes go out together: one round trip, not one each
+            cur.executemany(_INSERT, rows)
+            cur.execute(_GAMES_UPSERT, game_row)
+            cur.execute(_SET_POSITION, (self._position,))
+            cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(self._position)))
+
+    def scan(self) -> Iterable[ProjectionRow]:
+        with self._conn.cursor(name="tonk_rebuild") as scan:
+            scan.execute(q.SCAN)
+            yield from scan
+
+    def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self._cur.execute("DELETE FROM games")
+        batch: list[tuple[Any, ...]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= 500:
+                self._cur.executemany(_GAMES_UPSERT, batch)
+                batch = []
+        if batch:
+            self._cur.executemany(_GAMES_UPSERT, batch)
 
 
 def is_url(target: object) -> bool:
@@ -99,26 +141,22 @@ def _first_line(exc: BaseException) -> str:
 
 
 class PostgresEventStore(EventStore):
-    """An open PostgreSQL store.  Use :meth:`open`; close it, or use it as a context manager."""
+    """An open PostgreSQL store.  Use :meth:`open_url` (or :meth:`EventStore.open`); close
+    it, or use it as a context manager."""
 
     def __init__(self, pool: Any, url: str, read_only: bool = False):
         self._pool = pool
         self.url = url
-        self.path = redact(url)  # what messages name (the SQLite store names its file)
+        self._where = redact(url)  # what messages name (the SQLite store names its file)
         self.read_only = read_only
-        self._listener: "psycopg.Connection | None" = None
+        self._listener: "psycopg.Connection[Any] | None" = None
         self._psycopg = _driver()[0]
         self._pinned = threading.local()  # the connection of this thread's snapshot, if any
         self._cursor_names = itertools.count(1)
 
-    @property
-    def db(self):
-        """The SQLite store's sqlite-utils database; a PostgreSQL store has none."""
-        raise StoreError(f"{self.path} is a PostgreSQL store: it has no SQLite database")
-
     # --- opening --------------------------------------------------------------------
     @classmethod
-    def open(cls, url: str, create: bool = True, *, read_only: bool = False, **_ignored: Any) -> "PostgresEventStore":  # type: ignore[override]
+    def open_url(cls, url: str, create: bool = True, *, read_only: bool = False) -> "PostgresEventStore":
         """Open the store at ``url``, creating its tables (``create=True``) in a database
         that holds none yet.  A database holding another application's ``events``, or a
         newer schema, is refused with :class:`StoreError` and left untouched.
@@ -152,18 +190,22 @@ class PostgresEventStore(EventStore):
             raise StoreError(f"cannot open {where}: no connection within {CONNECT_TIMEOUT_S} s") from None
         return cls(pool, url, read_only)
 
+    @property
+    def path(self) -> str:
+        return self._where
+
     def close(self) -> None:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
         self._pool.close()
 
-    def __repr__(self) -> str:
-        return f"PostgresEventStore({self.path!r})"
+    def default_key_path(self) -> Path:
+        return server_key_path(self.url)
 
     # --- connections and transactions -----------------------------------------------
     @contextmanager
-    def _connection(self) -> Iterator["psycopg.Connection"]:
+    def _connection(self) -> Iterator[Any]:
         """A connection for one read: this thread's snapshot's, or one from the pool."""
         pinned = getattr(self._pinned, "conn", None)
         if pinned is not None:
@@ -190,16 +232,9 @@ class PostgresEventStore(EventStore):
                     self._pinned.conn = None
 
     @contextmanager
-    def _write(self) -> Iterator["psycopg.Connection"]:  # type: ignore[override]  # each back end's transaction hands out its own connection
-        """One write transaction holding the store's append lock (the position counter)."""
-        if self.read_only:
-            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
-        with self._locked() as (conn, _):
-            yield conn
-
-    @contextmanager
-    def _locked(self) -> Iterator[tuple["psycopg.Connection", int]]:
-        """:meth:`_write`, also giving the last position handed out (read with the lock)."""
+    def _locked(self) -> Iterator[tuple[Any, int]]:
+        """One write transaction holding the store's append lock (the position counter),
+        with the last position handed out (read with the lock)."""
         psycopg = self._psycopg
         if self.read_only:
             raise StoreError(f"{self.path} is open for reading only: nothing can be written")
@@ -210,17 +245,9 @@ class PostgresEventStore(EventStore):
             raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     @contextmanager
-    def statements(self) -> Iterator[Statements]:
-        """Reads of the side tables (the evidence log), ``?`` parameters."""
-        with self._connection() as conn:
-            yield PostgresStatements(conn)
-
-    @contextmanager
-    def statements_write(self) -> Iterator[Statements]:
-        """One write transaction on the side tables holding the append lock (the position
-        counter): no append lands until it ends."""
-        with self._write() as conn:
-            yield PostgresStatements(conn)
+    def _transaction(self) -> Iterator[PostgresTransaction]:
+        with self._locked() as (conn, position):
+            yield PostgresTransaction(conn, position)
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -229,184 +256,56 @@ class PostgresEventStore(EventStore):
         except self._psycopg.Error as exc:
             raise StoreError(f"{self.path}: cannot read the store ({_first_line(exc)})") from None
 
-    # --- writing --------------------------------------------------------------------
-    def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
-        """See :meth:`EventStore.append`: the same contract, on PostgreSQL."""
-        events, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
-        with self._locked() as (conn, position):
-            cur = conn.cursor()
-            if cmd and cur.execute(_BY_COMMAND, (game_id, cmd)).fetchone():
-                return cur.execute(_LAST, (game_id,)).fetchone()[0]
-            last = cur.execute(_LAST_TYPE, (game_id,)).fetchone()
-            actual, rows, at = rows_after(game_id, events, encoded, cmd, expected_version, last, lambda: position)
-            if not rows:
-                return actual
-            seq, position = actual + len(rows), position + len(rows)
-            found = None if actual == 0 else cur.execute(_GAMES_SELECT + " WHERE game_id = %s", (game_id,)).fetchone()
-            with conn.pipeline():  # the writes go out together: one round trip, not one each
-                cur.executemany(_INSERT, rows)
-                self._project(cur, game_id, events, at, found)
-                cur.execute(_SET_POSITION, (position,))
-                cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(position)))
-            return seq
-
-    def _insert_records(  # type: ignore[override]
-        self, conn: "psycopg.Connection", game_id: str, records: Sequence[Record], events: Sequence[Event]
-    ) -> None:
-        """Write already verified records of a game absent from the store (import), inside
-        a transaction of :meth:`_write`."""
-        cur = conn.cursor()
-        if cur.execute(_LAST, (game_id,)).fetchone():
-            raise StoreError(f"game {game_id} was stored by another writer during the import")
-        start = cur.execute("SELECT last FROM event_position").fetchone()[0]
-        cur.executemany(
-            _INSERT,
-            [
-                (r.game_id, r.seq, r.type, bytes(r.payload).decode("utf-8"), r.recorded_at, r.hash, r.prev_hash, r.command_id, start + i, r.chain)
-                for i, r in enumerate(records, 1)
-            ],
-        )
-        self._project(cur, game_id, events, [r.recorded_at for r in records], None)
-        cur.execute(_SET_POSITION, (start + len(records),))
-        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(start + len(records))))
-
-    def _project(self, cur, game_id: str, events: Sequence[Event], recorded_at, found: tuple | None) -> None:
-        """:func:`projection.update` on PostgreSQL: the same fold, this back end's SQL
-        (``found``: the game's row before the append, ``None`` for a new game)."""
-        summary = projection.GameSummary.from_row(found) if found else projection.GameSummary(game_id)
-        if isinstance(recorded_at, str):
-            summary.apply_many(list(events), recorded_at)
-        else:
-            for e, at in zip(events, recorded_at):
-                summary.apply(e, at)
-        cur.execute(_GAMES_UPSERT, summary.row())
-
-    # --- reading --------------------------------------------------------------------
-    def version(self, game_id: str) -> int:
+    # --- the side tables ------------------------------------------------------------
+    @contextmanager
+    def statements(self) -> Iterator[Statements]:
+        """Reads of the side tables in the dialect adapter."""
         with self._connection() as conn:
-            return conn.execute("SELECT max(seq) FROM events WHERE game_id = %s", (game_id,)).fetchone()[0] or 0
-
-    def read(self, game_id: str) -> list[Event]:
-        with self._connection() as conn:
-            rows = conn.execute("SELECT seq, payload FROM events WHERE game_id = %s ORDER BY seq", (game_id,)).fetchall()
-        if not rows:
-            raise UnknownGame(game_id)
-        return _decode_rows(game_id, rows)
+            yield PostgresStatements(conn)
 
     @contextmanager
-    def _scan(self, sql: str, args: tuple = ()) -> Iterator[Any]:
+    def statements_write(self) -> Iterator[Statements]:
+        """One write transaction on the side tables holding the append lock (the position
+        counter): no append lands until it ends."""
+        with self._locked() as (conn, _):
+            yield PostgresStatements(conn)
+
+    @contextmanager
+    def evidence(self, *, write: bool = False) -> Iterator[EvidenceTables]:
+        with self.statements_write() if write else self.statements() as sql:
+            yield SqlEvidenceTables(sql)
+
+    def seat_tables(self) -> SeatTables:
+        return SqlSeatTables(self.statements, self.statements_write, self.read_only)
+
+    # --- reading --------------------------------------------------------------------
+    def _one(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        with self._connection() as conn:
+            return conn.execute(POSTGRES.sql(sql), args).fetchone()[0]
+
+    def _all(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        with self._connection() as conn:
+            return list(conn.execute(POSTGRES.sql(sql), args).fetchall())
+
+    def _scan(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Any]:
         """A server-side cursor over ``sql`` (rows fetched in batches, not all at once)."""
         with self._connection() as conn, conn.transaction():
             with conn.cursor(name=f"tonk_scan_{next(self._cursor_names)}") as cur:
                 cur.itersize = 2000
-                cur.execute(sql, args)
-                yield cur
+                cur.execute(POSTGRES.sql(sql), args)
+                yield from cur
 
-    def iter_events(self, game_id: str) -> Iterator[tuple[int, Event]]:
-        if not self.version(game_id):
-            raise UnknownGame(game_id)
-        return self._iter_events(game_id)
-
-    def _iter_events(self, game_id: str) -> Iterator[tuple[int, Event]]:
-        dec: Decoder | None = None
-        with self._scan("SELECT seq, payload FROM events WHERE game_id = %s ORDER BY seq", (game_id,)) as cur:
-            for seq, payload in cur:
-                try:
-                    if dec is None:
-                        event, dec = first_event(payload)
-                    else:
-                        event = dec(payload)
-                except (msgspec.DecodeError, msgspec.ValidationError, StoreError) as exc:
-                    raise decode_error(game_id, seq, exc) from None
-                yield seq, event
+    def version(self, game_id: str) -> int:
+        return int(self._one(q.VERSION, (game_id,)))
 
     def game_ids(self) -> list[str]:
-        with self._connection() as conn:
-            return [r[0] for r in conn.execute("SELECT DISTINCT game_id FROM events ORDER BY game_id")]
+        return [r[0] for r in self._all(q.GAME_IDS)]
 
     def game_count(self) -> int:
-        with self._connection() as conn:
-            return conn.execute("SELECT count(DISTINCT game_id) FROM events").fetchone()[0]
+        return int(self._one(q.GAME_COUNT))
 
-    def iter_games(self) -> Iterator[tuple[str, list[Event]]]:
-        current: str | None = None
-        rows: list[tuple[int, str]] = []
-        with self._scan("SELECT game_id, seq, payload FROM events ORDER BY game_id, seq") as cur:
-            for game_id, seq, payload in cur:
-                if game_id != current:
-                    if rows:
-                        yield current, _decode_rows(current, rows)
-                    current, rows = game_id, []
-                rows.append((seq, payload))
-        if rows:
-            yield current, _decode_rows(current, rows)
-
-    def iter_verified_games(self, game_ids: Sequence[str] | None = None):
-        """See :meth:`EventStore.iter_verified_games`: the same one-pass scan (shared code)."""
-        sql = "SELECT game_id, seq, type, payload, hash, prev_hash, chain, recorded_at, command_id FROM events"
-        if game_ids is None:
-            with self._scan(sql + " ORDER BY game_id, seq") as cur:
-                yield from self._verified(_payload_bytes(cur))
-            return
-        for gid in game_ids:
-            found = False
-            with self._scan(sql + " WHERE game_id = %s ORDER BY seq", (gid,)) as cur:
-                for game in self._verified(_payload_bytes(cur)):
-                    found = True
-                    yield game
-            if not found:
-                raise UnknownGame(gid)
-
-    def records(self, game_id: str) -> Iterator[Record]:
-        if not self.version(game_id):
-            raise UnknownGame(game_id)
-        return self._records_of(game_id)
-
-    def _records_of(self, game_id: str) -> Iterator[Record]:
-        with self._scan(f"SELECT {_RECORD_COLUMNS} FROM events WHERE game_id = %s ORDER BY seq", (game_id,)) as cur:
-            for row in cur:
-                yield _record(row)
-
-    def last_hash(self, game_id: str) -> str | None:
-        with self._connection() as conn:
-            row = conn.execute(_LAST, (game_id,)).fetchone()
-        return row[1] if row else None
-
-    def hashes_after(self, game_id: str, seq: int) -> list[str]:
-        with self._connection() as conn:
-            return [r[0] for r in conn.execute("SELECT hash FROM events WHERE game_id = %s AND seq > %s ORDER BY seq", (game_id, seq))]
-
-    def games(self, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
-        sql = _GAMES_SELECT
-        where, args = [], []
-        if player is not None:
-            where.append("players::jsonb ? %s")
-            args.append(player)
-        if variant is not None:
-            where.append("variants::jsonb ? %s")
-            args.append(variant)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY started_at, game_id"
-        with self._connection() as conn:
-            return [projection.row_to_dict(r) for r in conn.execute(sql, args)]
-
-    # --- the global order (subscribers) ----------------------------------------------
     def last_position(self) -> int:
-        with self._connection() as conn:
-            return conn.execute("SELECT coalesce(max(position), 0) FROM events").fetchone()[0]
-
-    def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
-        with self._connection() as conn:
-            rows = conn.execute(
-                "SELECT position, game_id, seq, payload FROM events WHERE position > %s ORDER BY position LIMIT %s", (after, limit)
-            ).fetchall()
-
-            def first_payload(game_id: str) -> str:
-                return conn.execute("SELECT payload FROM events WHERE game_id = %s AND seq = 1", (game_id,)).fetchone()[0]
-
-            feed = FeedDecoder(first_payload)
-            return [feed.decode(*row) for row in rows]
+        return int(self._one(q.LAST_POSITION))
 
     def wait_for_append(self, timeout: float) -> bool:
         """Wait for a ``NOTIFY`` of a new append, at most ``timeout`` seconds; True when one
@@ -424,21 +323,39 @@ class PostgresEventStore(EventStore):
             self._listener = None
             return False
 
-    def checked_games(self, player: str | None = None, variant: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-        with self.snapshot(), self._connection() as conn:
-            return projection.derived_rows(conn, player, variant)
+    def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
+        return iter(self._all(q.PAYLOADS, (game_id,)))  # one game: one query, no server-side cursor
 
-    def backup(self, dest: Any) -> None:
-        """A new SQLite file ``dest`` holding every game, the evidence log and the served
-        tables' records (:func:`~.copy.backup_to_file`)."""
-        from .copy import backup_to_file
+    def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
+        return self._scan(q.ALL_PAYLOADS)
 
-        backup_to_file(self, dest)
+    def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
+        sql = q.CHAIN_ROWS.format(payload="payload", chain="chain")
+        rows = self._scan(sql + " ORDER BY game_id, seq") if game_id is None else self._scan(sql + " WHERE game_id = ? ORDER BY seq", (game_id,))
+        # the payload as the bytes that were hashed (text comes over the wire as it is, where a
+        # ``bytea`` column would come hex-encoded: twice the bytes to parse)
+        for gid, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
+            yield gid, seq, type_, payload.encode("utf-8"), hash_, prev_hash, chain, recorded_at, command_id
 
-    # --- integrity ------------------------------------------------------------------
-    def projection_findings(self) -> list[projection.ProjectionFinding]:
-        with self.snapshot(), self._connection() as conn:
-            return projection.findings(conn)
+    def _record_rows(self, game_id: str) -> Iterator[RecordRow]:
+        return iter(self._all(q.RECORD_ROWS.format(chain="chain"), (game_id,)))
+
+    def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
+        return self._all(q.FEED_ROWS, (after, limit))
+
+    def _first_payload(self, game_id: str) -> str | bytes:
+        return str(self._one(q.FIRST_PAYLOAD, (game_id,)))
+
+    def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
+        return self._all(q.HASH_ROWS, (game_id, after))
+
+    def _game_rows(self, player: str | None = None, variant: str | None = None) -> list[tuple[Any, ...]]:
+        sql, args = q.games_query(POSTGRES, player, variant)
+        with self._connection() as conn:
+            return list(conn.execute(sql, args).fetchall())
+
+    def _projection_sources(self) -> tuple[Iterable[tuple[str, int, int]], Iterable[tuple[str, int, str, str | bytes, str]]]:
+        return self._all(q.GAME_COUNTS), self._all(q.FOLDED_ROWS)
 
     def trigger_problems(self) -> list[str]:
         """The append-only triggers that are missing, disabled or not calling tonk's refusal."""
@@ -457,49 +374,9 @@ class PostgresEventStore(EventStore):
                 problems.append(f"the append-only trigger {name} is disabled or not the one tonk created")
         return problems
 
-    def verify(self, game_id: str | None = None) -> list[ChainFinding]:
-        sql = f"SELECT {CHECK_COLUMNS} FROM events"
-        if game_id is None:
-            with self._scan(sql + " ORDER BY game_id, seq") as cur:
-                return list(check_chain(cur))
-        with self._connection() as conn:
-            rows = conn.execute(sql + " WHERE game_id = %s ORDER BY seq", (game_id,)).fetchall()
-        if not rows:
-            raise UnknownGame(game_id)
-        return list(check_chain(rows))
+    def backup(self, dest: str | Path) -> None:
+        """A new SQLite file ``dest`` holding every game, the evidence log and the served
+        tables' records (:func:`~.copy.backup_to_file`)."""
+        from .copy import backup_to_file
 
-    def rebuild_projection(self) -> None:
-        with self._write() as conn:
-            cur = conn.cursor()
-            cur.execute("DELETE FROM games")
-            summary: projection.GameSummary | None = None
-            dec: Decoder = decode
-            done: list[projection.GameSummary] = []
-            with conn.cursor(name="tonk_rebuild") as scan:
-                scan.execute("SELECT game_id, seq, payload, recorded_at FROM events ORDER BY game_id, seq")
-                for game_id, seq, payload, at in scan:
-                    try:
-                        if summary is None or game_id != summary.game_id:
-                            if summary is not None:
-                                done.append(summary)
-                            summary = projection.GameSummary(game_id)
-                            event, dec = first_event(payload)
-                        else:
-                            event = dec(payload)
-                    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                        raise decode_error(game_id, seq, exc) from None
-                    summary.apply(event, at)
-                    if len(done) >= 500:
-                        cur.executemany(_GAMES_UPSERT, [s.row() for s in done])
-                        done = []
-            if summary is not None:
-                done.append(summary)
-            if done:
-                cur.executemany(_GAMES_UPSERT, [s.row() for s in done])
-
-
-def _payload_bytes(rows: Iterator[tuple]) -> Iterator[tuple]:
-    """Scan rows with the payload as the bytes that were hashed (text comes over the wire
-    as it is, where a ``bytea`` column would come hex-encoded: twice the bytes to parse)."""
-    for game_id, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
-        yield game_id, seq, type_, payload.encode("utf-8"), hash_, prev_hash, chain, recorded_at, command_id
+        backup_to_file(self, dest)

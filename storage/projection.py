@@ -1,8 +1,10 @@
 """The ``games`` table: one row per game, a projection of its events.
 
-It is derived data: :func:`rebuild` recomputes it from the events alone, and
-every append updates it in the same transaction through the same
-:class:`GameSummary`, so the incremental and the rebuilt tables are equal.
+It is derived data: a rebuild (:func:`fold_games`) recomputes it from the events
+alone, and every append updates it in the same transaction through the same
+:class:`GameSummary`, so the incremental and the rebuilt tables are equal.  The
+fold and the check against the events (:func:`derive`, :func:`findings`) are here,
+for every back end; the stores only read and write the rows (:mod:`.base`).
 
 Columns: ``game_id``, ``started_at`` / ``ended_at`` (when ``game_started`` /
 ``game_ended`` were recorded), ``players``, ``variants`` (the pinned house
@@ -14,22 +16,19 @@ version).  List and dict columns hold JSON text.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import msgspec
 
-from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded
+from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, decode
 from ..core.settlement import add_ledger
-from .codec import first_event
+from .codec import Decoder, decode_error, first_event
 
 COLUMNS = ("game_id", "started_at", "ended_at", "players", "variants", "options", "hands", "net", "status", "events")
 JSON_COLUMNS = ("players", "variants", "options", "net")
 
 _json = msgspec.json.Encoder(order="deterministic")
-_INSERT = f"INSERT OR REPLACE INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
-_SELECT = f"SELECT {', '.join(COLUMNS)} FROM games"
 
 
 class GameSummary:
@@ -59,28 +58,28 @@ class GameSummary:
 
     def apply(self, event: Event, recorded_at: str) -> None:
         self.events += 1
-        self._apply(event, type(event), recorded_at)
+        if type(event) in _CHANGING:
+            self._apply(event, recorded_at)
 
     def apply_many(self, events: list[Event], recorded_at: str) -> None:
         """:meth:`apply` for events recorded at one time (only four types change a row)."""
         self.events += len(events)
         for e in events:
-            t = type(e)
-            if t in _CHANGING:
-                self._apply(e, t, recorded_at)
+            if type(e) in _CHANGING:
+                self._apply(e, recorded_at)
 
-    def _apply(self, event: Event, t: type, recorded_at: str) -> None:
-        if t is HandEnded:
+    def _apply(self, event: Event, recorded_at: str) -> None:
+        if isinstance(event, HandEnded):
             self.net = dict(add_ledger(defaultdict(int, self.net), event.ledger))
-        elif t is HandDealt:
+        elif isinstance(event, HandDealt):
             self.hands += 1
-        elif t is GameStarted:
+        elif isinstance(event, GameStarted):
             self.started_at = recorded_at
             self.players = list(event.players)
             self.variants = list(event.ruleset.variants)
             self.options = dict(event.ruleset.options)
             self.net = {p: 0 for p in event.players}
-        elif t is GameEnded:
+        elif isinstance(event, GameEnded):
             self.ended_at = recorded_at
             self.status = "ended"
 
@@ -109,37 +108,30 @@ def row_to_dict(row: tuple) -> dict[str, Any]:
     return d
 
 
-def update(conn: sqlite3.Connection, game_id: str, events: Iterable[Event], recorded_at: str | Iterable[str], *, new: bool = False) -> None:
-    """Fold newly appended events into the game's row (inside the append's transaction).
-    ``recorded_at`` is one time for all the events, or one per event; ``new`` says the
-    game had no event before (its row, if any, is stale and replaced)."""
-    found = None if new else conn.execute(_SELECT + " WHERE game_id = ?", (game_id,)).fetchone()
-    summary = GameSummary.from_row(found) if found else GameSummary(game_id)
-    if isinstance(recorded_at, str):
-        summary.apply_many(list(events), recorded_at)
-    else:
-        for e, at in zip(events, recorded_at):
-            summary.apply(e, at)
-    conn.execute(_INSERT, summary.row())
+def fold_games(rows: Iterable[tuple[str, int, str | bytes, str]]) -> Iterator[GameSummary]:
+    """Every game's row folded from its events alone: ``rows`` are (game_id, seq,
+    payload, recorded_at) of every event, by game and seq (a rebuild)."""
+    summary: GameSummary | None = None
+    dec: Decoder = decode
+    for game_id, seq, payload, at in rows:
+        try:
+            if summary is None or game_id != summary.game_id:
+                if summary is not None:
+                    yield summary
+                summary = GameSummary(game_id)
+                event, dec = first_event(payload)
+            else:
+                event = dec(payload)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise decode_error(game_id, seq, exc) from None
+        summary.apply(event, at)
+    if summary is not None:
+        yield summary
 
 
-def write(conn: sqlite3.Connection, summaries: Iterable[GameSummary]) -> None:
-    conn.executemany(_INSERT, (s.row() for s in summaries))
-
-
-def select(conn: sqlite3.Connection, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
-    sql = _SELECT
-    where, args = [], []
-    if player is not None:
-        where.append("EXISTS (SELECT 1 FROM json_each(games.players) WHERE value = ?)")
-        args.append(player)
-    if variant is not None:
-        where.append("EXISTS (SELECT 1 FROM json_each(games.variants) WHERE value = ?)")
-        args.append(variant)
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY started_at, game_id"
-    return [row_to_dict(r) for r in conn.execute(sql, args)]
+def matches(row: dict[str, Any], player: str | None, variant: str | None) -> bool:
+    """Whether a row (:func:`row_to_dict`) has ``player`` seated and ``variant`` pinned (each when given)."""
+    return (player is None or player in row["players"]) and (variant is None or variant in row["variants"])
 
 
 # --- the projection checked against the events ------------------------------------------------
@@ -156,27 +148,28 @@ class ProjectionFinding(msgspec.Struct, frozen=True):
     message: str
 
 
-#: the event types that change a row besides the counts (hand_dealt is counted in SQL)
-_FOLDED_TYPES = "('game_started', 'hand_ended', 'game_ended')"
+#: the event types that change a row besides the counts (the back ends count hand_dealt)
+FOLDED_TYPES = ("game_started", "hand_ended", "game_ended")
 
 
-def derive(conn: sqlite3.Connection) -> dict[str, GameSummary | None]:
-    """Every game's row computed from its events alone, reading only what a row needs (the
-    counts in SQL, and the payloads of game_started, hand_ended and game_ended); ``None``
-    for a game whose events cannot give a row (an undecodable payload, no game_started
-    first: ``tonk verify``'s chain check names the event)."""
+def derive(
+    counts: Iterable[tuple[str, int, int]], folded: Iterable[tuple[str, int, str, str | bytes, str]]
+) -> dict[str, GameSummary | None]:
+    """Every game's row computed from its events alone, reading only what a row needs:
+    ``counts`` (game_id, events, hands dealt) of every game, and ``folded`` (game_id, seq,
+    type, payload, recorded_at) of every game_started, hand_ended and game_ended by game
+    and seq; ``None`` for a game whose events cannot give a row (an undecodable payload,
+    no game_started first: ``tonk verify``'s chain check names the event)."""
     out: dict[str, GameSummary | None] = {}
-    # (CASE, not a boolean sum: the same SQL on SQLite and PostgreSQL)
-    for gid, n, hands in conn.execute("SELECT game_id, count(*), sum(CASE WHEN type = 'hand_dealt' THEN 1 ELSE 0 END) FROM events GROUP BY game_id"):
+    for gid, n, hands in counts:
         summary = GameSummary(gid)
         summary.events, summary.hands = n, hands
         out[gid] = summary
     current = None
-    dec = None
-    sql = f"SELECT game_id, seq, type, payload, recorded_at FROM events WHERE type IN {_FOLDED_TYPES} ORDER BY game_id, seq"
-    for gid, seq, type_, payload, at in conn.execute(sql):
-        summary = out.get(gid)
-        if summary is None:
+    dec: Decoder = decode
+    for gid, seq, type_, payload, at in folded:
+        found = out.get(gid)
+        if found is None:
             continue
         try:
             if gid != current:
@@ -189,18 +182,18 @@ def derive(conn: sqlite3.Connection) -> dict[str, GameSummary | None]:
         except Exception:  # an undecodable or foreign payload: the events give no row
             out[gid] = None
             continue
-        summary._apply(event, type(event), at)
+        found._apply(event, at)
     return out
 
 
-def findings(conn: sqlite3.Connection) -> list[ProjectionFinding]:
-    """Every difference between the ``games`` table and the events, game by game."""
-    stored = {r[0]: GameSummary.from_row(r) for r in conn.execute(_SELECT)}
-    derived = derive(conn)
+def findings(rows: Iterable[tuple[Any, ...]], derived: dict[str, GameSummary | None]) -> list[ProjectionFinding]:
+    """Every difference between the ``games`` table's ``rows`` and the rows ``derived``
+    from the events (:func:`derive`), game by game."""
+    stored = {r[0]: GameSummary.from_row(r) for r in rows}
     out: list[ProjectionFinding] = []
     for gid in sorted(set(stored) | set(derived)):
-        row, truth = stored.get(gid), derived.get(gid, False)
-        if truth is False:
+        row, truth = stored.get(gid), derived.get(gid)
+        if gid not in derived:
             out.append(ProjectionFinding(gid, "row", "a row", "no events", "the games table has a row for a game with no events"))
         elif truth is None:
             continue  # the chain check reports why the events give no row
@@ -224,12 +217,15 @@ def _show(value: Any) -> str:
     return _json.encode(value).decode() if not isinstance(value, str) else value
 
 
-def derived_rows(conn: sqlite3.Connection, player: str | None = None, variant: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """The rows of :func:`select`, computed from the events (what ``tonk games`` shows), and
-    the ids of the games whose stored row disagrees with them (or whose events give none)."""
-    stored = {r[0]: r for r in conn.execute(_SELECT)}
-    rows, disagree = [], []
-    for gid, truth in derive(conn).items():
+def derived_rows(
+    rows: Iterable[tuple[Any, ...]], derived: dict[str, GameSummary | None], player: str | None = None, variant: str | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The games' rows computed from the events (``derived``, what ``tonk games`` shows),
+    optionally only games with ``player`` seated or ``variant`` pinned, and the ids of the
+    games whose stored row (of ``rows``) disagrees with them (or whose events give none)."""
+    stored = {r[0]: r for r in rows}
+    out, disagree = [], []
+    for gid, truth in derived.items():
         found = stored.pop(gid, None)
         if truth is None:
             disagree.append(gid)
@@ -238,11 +234,8 @@ def derived_rows(conn: sqlite3.Connection, player: str | None = None, variant: s
         if found != row:
             disagree.append(gid)
         d = row_to_dict(row)
-        if player is not None and player not in d["players"]:
-            continue
-        if variant is not None and variant not in d["variants"]:
-            continue
-        rows.append(d)
+        if matches(d, player, variant):
+            out.append(d)
     disagree.extend(stored)  # rows of games with no events at all
-    rows.sort(key=lambda d: (d["started_at"], d["game_id"]))
-    return rows, sorted(disagree)
+    out.sort(key=lambda d: (d["started_at"], d["game_id"]))
+    return out, sorted(disagree)

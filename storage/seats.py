@@ -8,10 +8,11 @@ sit here beside the token hashes.  Both tables are created on first use
 (``CREATE TABLE IF NOT EXISTS``), so a store that never served a table has
 neither, and the event log's schema and migrations are untouched.
 
-Both back ends keep them, with the same statements: SQLite in the store's file,
-PostgreSQL in the store's database (so every service node sharing the database
-knows every table's tokens and settings).  Only the DDL and the parameter style
-differ (:class:`_SqliteSeats`, :class:`_PostgresSeats`).
+Every back end keeps them (:class:`SeatTables`): the SQL ones with the same statements
+through their dialect adapter (:class:`SqlSeatTables`; SQLite in the store's file,
+PostgreSQL in the store's database, so every service node sharing the database knows
+every table's tokens and settings; only the DDL differs), the in-memory store in
+Python structures (:mod:`.memory`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol
 
 from .errors import StoreError
+from .statements import POSTGRES, Statements
+
+if TYPE_CHECKING:
+    from .base import EventStore
 
 _CREATE_SQLITE = (
     """CREATE TABLE IF NOT EXISTS served_tables (
@@ -59,81 +64,116 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def create_sqlite_tables(store: Any) -> None:
-    """The two tables in a SQLite store, unless it has them."""
-    conn = store.db.conn
-    for sql in _CREATE_SQLITE:
-        conn.execute(sql)
-    conn.commit()
+#: the columns of each table, in the order :meth:`SeatTables.dump` gives its rows
+COLUMNS = {"served_tables": "game_id, settings, closed", "seat_tokens": "game_id, seat, token_hash"}
 
 
-class _SqliteSeats:
-    """The statements' runner on the SQLite store's own connection."""
+class SeatTables(Protocol):
+    """The two tables as a store keeps them (:meth:`~.base.EventStore.seat_tables`);
+    :class:`SeatStore` is their users' interface."""
 
-    def __init__(self, store: Any):
-        self._conn = store.db.conn
-        create_sqlite_tables(store)
+    def register(self, game_id: str, settings: str, hashes: list[tuple[str, str]]) -> None:
+        """Record a table: its settings (JSON text) and each seat's token hash, at once."""
+        ...
 
-    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
-        return self._conn.execute(sql, args).fetchall()
+    def token_hashes(self, game_id: str) -> list[tuple[str, str]]:
+        """(seat, token hash) of each seat of the table."""
+        ...
 
-    def write(self, statements: list[tuple[str, tuple]]) -> None:
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for sql, args in statements:
-                conn.execute(sql, args)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+    def settings(self, game_id: str) -> str | None: ...
+
+    def closed(self, game_id: str) -> bool: ...
+
+    def mark_closed(self, game_id: str) -> None: ...
+
+    def listing(self) -> list[tuple[str, str, bool]]:
+        """(game_id, settings, closed) of every table, in the order they were created."""
+        ...
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of each table (:data:`COLUMNS`), for a backup."""
+        ...
+
+    def load(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        """Add the rows :meth:`dump` gave."""
+        ...
 
 
-class _PostgresSeats:
-    """The statements' runner on the PostgreSQL store's connection pool (``?`` becomes ``%s``)."""
+class SqlSeatTables:
+    """The tables in a SQL store, through its dialect adapter: ``reading`` and ``writing``
+    hand out the store's :class:`~.statements.Statements` (a write holds its append lock).
+    The tables are created on first use."""
 
-    def __init__(self, store: Any):
-        self._pool = store._pool
-        with self._pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(7412043)")  # two nodes starting at once
-            for sql in _CREATE_POSTGRES:
-                conn.execute(sql)
+    def __init__(self, reading: Callable[[], ContextManager[Statements]], writing: Callable[[], ContextManager[Statements]], read_only: bool = False):
+        self._reading = reading
+        self._writing = writing
+        if not read_only:
+            with writing() as sql:
+                for ddl in _CREATE_POSTGRES if sql.dialect is POSTGRES else _CREATE_SQLITE:
+                    sql.execute(ddl)
 
-    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self._pool.connection() as conn:
-            return conn.execute(sql.replace("?", "%s"), args).fetchall()
+    def _rows(self, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._reading() as sql:
+            if not sql.has_tables(COLUMNS):
+                return []
+            return [tuple(r) for r in sql.execute(query.format(order=sql.dialect.table_order), args).fetchall()]
 
-    def write(self, statements: list[tuple[str, tuple]]) -> None:
-        with self._pool.connection() as conn, conn.transaction():
-            for sql, args in statements:
-                conn.execute(sql.replace("?", "%s"), args)
+    def register(self, game_id: str, settings: str, hashes: list[tuple[str, str]]) -> None:
+        with self._writing() as sql:
+            sql.execute("INSERT INTO served_tables (game_id, settings) VALUES (?, ?)", (game_id, settings))
+            sql.executemany("INSERT INTO seat_tokens (game_id, seat, token_hash) VALUES (?, ?, ?)", [(game_id, seat, h) for seat, h in hashes])
+
+    def token_hashes(self, game_id: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self._rows("SELECT seat, token_hash FROM seat_tokens WHERE game_id = ?", (game_id,))]
+
+    def settings(self, game_id: str) -> str | None:
+        rows = self._rows("SELECT settings FROM served_tables WHERE game_id = ?", (game_id,))
+        return str(rows[0][0]) if rows else None
+
+    def closed(self, game_id: str) -> bool:
+        rows = self._rows("SELECT closed FROM served_tables WHERE game_id = ?", (game_id,))
+        return bool(rows and rows[0][0])
+
+    def mark_closed(self, game_id: str) -> None:
+        with self._writing() as sql:
+            sql.execute("UPDATE served_tables SET closed = 1 WHERE game_id = ?", (game_id,))
+
+    def listing(self) -> list[tuple[str, str, bool]]:
+        return [(r[0], r[1], bool(r[2])) for r in self._rows("SELECT game_id, settings, closed FROM served_tables ORDER BY {order}")]
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        return {
+            "served_tables": self._rows("SELECT game_id, settings, closed FROM served_tables ORDER BY {order}"),
+            "seat_tokens": self._rows("SELECT game_id, seat, token_hash FROM seat_tokens ORDER BY game_id, seat"),
+        }
+
+    def load(self, rows: dict[str, list[tuple[Any, ...]]]) -> None:
+        with self._writing() as sql:
+            for table, columns in COLUMNS.items():
+                marks = ", ".join("?" for _ in columns.split(","))
+                sql.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows.get(table, []))
 
 
 class SeatStore:
-    """Seat-token hashes and table settings beside an event store (SQLite or PostgreSQL)."""
+    """Seat-token hashes and table settings beside an event store (any back end)."""
 
-    def __init__(self, store: Any):
+    def __init__(self, store: "EventStore"):
         self._path = store.path
-        self._db = _PostgresSeats(store) if hasattr(store, "_pool") else _SqliteSeats(store)
+        self._tables = store.seat_tables()
 
     def register(self, game_id: str, settings: dict[str, Any], tokens: dict[str, str]) -> None:
         """Record a new table: its settings and the hash of each seat's token."""
-        statements = [("INSERT INTO served_tables (game_id, settings) VALUES (?, ?)", (game_id, json.dumps(settings, sort_keys=True)))]
-        statements += [("INSERT INTO seat_tokens (game_id, seat, token_hash) VALUES (?, ?, ?)", (game_id, seat, token_hash(tok))) for seat, tok in tokens.items()]
         try:
-            self._db.write(statements)
-        except Exception as exc:
-            if type(exc).__module__ == "sqlite3" or type(exc).__module__.startswith("psycopg"):
-                raise StoreError(f"{self._path}: the table {game_id} could not be recorded ({exc})") from None
-            raise
+            self._tables.register(game_id, json.dumps(settings, sort_keys=True), [(seat, token_hash(tok)) for seat, tok in tokens.items()])
+        except StoreError as exc:
+            raise StoreError(f"{self._path}: the table {game_id} could not be recorded ({exc})") from None
 
     def seat_for(self, game_id: str, token: str) -> str | None:
         """The seat whose token this is at the table, or ``None``; every stored hash of the
         table is compared, each in constant time."""
         presented = token_hash(token)
         found = None
-        for seat, stored in self._db.rows("SELECT seat, token_hash FROM seat_tokens WHERE game_id = ?", (game_id,)):
+        for seat, stored in self._tables.token_hashes(game_id):
             if hmac.compare_digest(presented, stored) and found is None:
                 found = seat
         return found
@@ -144,22 +184,18 @@ class SeatStore:
         return rows[0][0] if rows else None
 
     def settings(self, game_id: str) -> dict[str, Any] | None:
-        rows = self._db.rows("SELECT settings FROM served_tables WHERE game_id = ?", (game_id,))
-        return json.loads(rows[0][0]) if rows else None
+        text = self._tables.settings(game_id)
+        return dict(json.loads(text)) if text is not None else None
 
     def closed(self, game_id: str) -> bool:
-        rows = self._db.rows("SELECT closed FROM served_tables WHERE game_id = ?", (game_id,))
-        return bool(rows and rows[0][0])
+        return self._tables.closed(game_id)
 
     def mark_closed(self, game_id: str) -> None:
-        self._db.write([("UPDATE served_tables SET closed = 1 WHERE game_id = ?", (game_id,))])
+        self._tables.mark_closed(game_id)
 
     def listing(self) -> list[tuple[str, dict[str, Any], bool]]:
         """``(game_id, settings, closed)`` of every table, in the order they were created."""
-        order = "n" if isinstance(self._db, _PostgresSeats) else "rowid"
-        rows = self._db.rows(f"SELECT game_id, settings, closed FROM served_tables ORDER BY {order}")
-        return [(gid, json.loads(settings), bool(closed)) for gid, settings, closed in rows]
+        return [(gid, dict(json.loads(settings)), closed) for gid, settings, closed in self._tables.listing()]
 
     def game_ids(self) -> list[str]:
-        order = "n" if isinstance(self._db, _PostgresSeats) else "rowid"
-        return [r[0] for r in self._db.rows(f"SELECT game_id FROM served_tables ORDER BY {order}")]
+        return [gid for gid, _, _ in self._tables.listing()]

@@ -9,7 +9,7 @@ import pytest
 
 from tonk.storage import EventStore, StoreError, UnknownGame
 from tonk.storage import evidence as ev
-from tonk.storage.evidence_log import TABLES, entries, leaf_bytes, parse_leaf
+from tonk.storage.evidence_log import TABLES, leaf_bytes, parse_leaf
 from tonk.storage.schema import STEPS
 from tonk.storage.signed_note import EvidenceError
 
@@ -32,8 +32,8 @@ def test_an_older_store_gains_the_evidence_tables_and_keeps_its_events(archives,
         conn = store.db.conn
         assert conn.execute("PRAGMA user_version").fetchone()[0] == len(STEPS)
         assert conn.execute("SELECT game_id, seq, hash FROM events ORDER BY game_id, seq").fetchall() == before
-        with store.statements() as sql:
-            assert entries(sql) == []
+        with store.evidence() as log:
+            assert log.entries() == []
         cp = ev.make_checkpoint(store)
         assert cp.tree_size == len(before)
 

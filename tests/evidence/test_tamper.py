@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tonk.storage import EventStore
 from tonk.storage import evidence as ev
-from tonk.storage.evidence_log import entries
+
 from tonk.storage.signed_note import VerifierKey
 
 from .conftest import drop_triggers, raw, stored_hashes
@@ -28,8 +28,8 @@ def logged_upto(checkpoint: str, path: Path) -> dict[str, int]:
     size = int(checkpoint.split("\n")[1])
     with EventStore.open(path) as store:
         out: dict[str, int] = {}
-        with store.statements() as sql:
-            logged = entries(sql, size)
+        with store.evidence() as log:
+            logged = log.entries(size)
         for e in logged:
             out[e.game_id] = max(out.get(e.game_id, 0), e.seq)
     return out
@@ -176,12 +176,12 @@ def test_games_reordered_in_the_log_fail_the_consistency_proof(archives, data):
     with tempfile.TemporaryDirectory() as tmp:
         path = archive.materialise(Path(tmp))
         with EventStore.open(path) as store:
-            with store.statements() as sql:
-                logged = entries(sql)
+            with store.evidence() as log:
+                logged = log.entries()
         reorder_games_in_log(path, data, {})
         with EventStore.open(path) as store:
-            with store.statements() as sql:
-                rewritten = entries(sql)
+            with store.evidence() as log:
+                rewritten = log.entries()
             for cp in (archive.early, archive.late):
                 size = int(cp.split("\n")[1])
                 moved = [e[1:] for e in logged[:size]] != [e[1:] for e in rewritten[:size]]

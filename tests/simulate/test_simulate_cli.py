@@ -113,3 +113,19 @@ def test_workers_give_the_same_report(runner):
             r.pop(k)
         r["config"].pop("workers")
     assert one == two
+
+
+def test_db_memory_appends_every_game_through_the_store_and_keeps_none(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rep = _json(runner.invoke(app, ["simulate", "-n", "20", "-p", "2", "--hands-per-game", "5", "--db", ":memory:", "--json"]))
+    assert rep["games"] == 4 and rep["store"] == {"path": ":memory:", "games_appended": 4, "kept": False}
+    people = runner.invoke(app, ["simulate", "-n", "10", "-p", "2", "--hands-per-game", "5", "--db", ":memory:"])
+    assert people.exit_code == 0 and "appended 2 game(s) to an in-memory store (:memory:) and discarded them" in people.stdout
+    assert list(tmp_path.iterdir()) == []  # no file called :memory: (nor anything else) was made
+
+
+def test_db_memory_holds_nothing_to_read_and_takes_no_receipts(runner, tmp_path):
+    audit = runner.invoke(app, ["--db", ":memory:", "audit", "--all"])
+    assert audit.exit_code != 0 and "error: no tonk database at :memory:" in audit.stderr  # a new in-memory store is empty
+    receipts = runner.invoke(app, ["simulate", "-n", "10", "--db", ":memory:", "--receipts", str(tmp_path / "r")])
+    assert receipts.exit_code != 0 and "--db :memory: discards them" in receipts.stdout + receipts.stderr

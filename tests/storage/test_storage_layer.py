@@ -35,7 +35,7 @@ def test_storage_imports_only_core_and_no_rules():
 
 
 def test_the_hash_chain_is_computed_only_in_chain_py():
-    """One home for the chain: store.py and jsonl.py call chain.py's functions."""
-    for name in ("store.py", "jsonl.py", "projection.py", "codec.py"):
+    """One home for the chain: the stores and jsonl.py call chain.py's functions."""
+    for name in ("base.py", "append_rules.py", "sqlite.py", "postgres.py", "memory.py", "jsonl.py", "projection.py", "codec.py"):
         text = (STORAGE / name).read_text()
         assert "sha256(prev" not in text and "sha256(last" not in text and "from hashlib import sha256" not in text, name

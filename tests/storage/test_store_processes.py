@@ -170,17 +170,17 @@ def test_two_processes_creating_the_same_new_store(db, games):
 def _append_then_hang(path: str, games_events: list, hang_at: int, progress) -> None:
     """Append whole games; inside the transaction of game ``hang_at`` (after its rows are
     inserted, before the commit) tell the parent and wait to be killed."""
-    from tonk.storage import projection
+    from tonk.storage.sqlite import SqliteTransaction
 
-    real_update = projection.update
+    real_insert = SqliteTransaction.insert
 
-    def update(conn, game_id, events, at, **kw):
-        real_update(conn, game_id, events, at, **kw)
-        if game_id == games_events[hang_at][0]:
-            progress.put(("inside", conn.in_transaction))
+    def insert(self, rows, game_row):
+        real_insert(self, rows, game_row)
+        if game_row[0] == games_events[hang_at][0]:
+            progress.put(("inside", self._conn.in_transaction))
             signal.pause()
 
-    projection.update = update
+    SqliteTransaction.insert = insert
     with EventStore.open(path) as store:
         for gid, events in games_events:
             store.append(gid, events, 0)
@@ -229,17 +229,19 @@ def _import_then_hang(path: str, file: str, hang_at: int, progress) -> None:
     tell the parent and wait to be killed."""
     from tonk.storage.jsonl import import_file
 
-    real = EventStore._insert_records
+    from tonk.storage.sqlite import SqliteTransaction
+
+    real = SqliteTransaction.insert
     written = []
 
-    def insert(self, conn, game_id, records, events):
-        real(self, conn, game_id, records, events)
-        written.append(game_id)
+    def insert(self, rows, game_row):
+        real(self, rows, game_row)
+        written.append(game_row[0])
         if len(written) == hang_at:
-            progress.put(("inside", conn.in_transaction))
+            progress.put(("inside", self._conn.in_transaction))
             signal.pause()
 
-    EventStore._insert_records = insert
+    SqliteTransaction.insert = insert
     with EventStore.open(path) as store:
         import_file(store, file, rules_check=rules_check)
 

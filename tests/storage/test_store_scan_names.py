@@ -1,7 +1,7 @@
 """The verified scan's type check: EVENT_TYPES inverted gives one name per event class."""
 
 from tonk.core.events import EVENT_TYPES
-from tonk.storage.store import _TYPE_NAME_OF
+from tonk.storage.base import _TYPE_NAME_OF
 
 
 def test_type_names_invert_event_types_one_to_one():

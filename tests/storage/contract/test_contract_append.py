@@ -1,4 +1,4 @@
-"""The append contract, on both back ends: expected version, command ids, what may be appended."""
+"""The append contract, on every back end: expected version, command ids, what may be appended, the import."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import pytest
 
 from tonk.core.events import Knocked
 from tonk.storage import ConcurrencyError, StoreError, UnknownGame
-
-pytestmark = pytest.mark.usefixtures("backend")
+from tonk.storage.open import open_store
 
 
 def test_appended_events_read_back_equal_and_versions_count_them(backend, games):
@@ -77,7 +76,8 @@ def test_a_game_must_start_with_its_own_game_started(backend, games):
         assert store.game_ids() == [a.game_id]
 
 
-def test_update_and_delete_are_refused_by_the_database(backend, games):
+def test_update_and_delete_are_refused_by_the_database(sql_backend, games):
+    backend = sql_backend
     backend.record(games[:1])
     with pytest.raises(backend.refusal, match="append-only: UPDATE"):
         backend.raw("UPDATE events SET payload = '{}' WHERE seq = 2")
@@ -116,3 +116,22 @@ def test_a_read_only_store_reads_and_writes_nothing(backend, games):
         with pytest.raises(StoreError):
             store.append(games[1].game_id, games[1].events, 0)
         assert store.game_ids() == [games[0].game_id] and store.last_position() == before
+
+
+def test_an_import_refused_midway_writes_none_of_its_games(backend, games):
+    """The import's one transaction: the second game is refused (it got events meanwhile),
+    so the first, already written inside the transaction, is gone too."""
+    a, b = games[0], games[1]
+    with open_store(":memory:") as source:  # any store gives the records to import
+        for g in (a, b):
+            source.append(g.game_id, g.events, 0)
+        batch = [(g.game_id, list(source.records(g.game_id)), g.events) for g in (a, b)]
+    with backend.open() as store:
+        store.append(b.game_id, b.events[:3], 0)
+        before = (store.last_position(), store.games(), store.game_ids())
+        with pytest.raises(StoreError, match="stored by another writer"):
+            store.import_games(batch)
+        assert (store.last_position(), store.games(), store.game_ids()) == before
+        store.import_games(batch[:1])
+        assert [r.hash for r in store.records(a.game_id)] == [r.hash for r in batch[0][1]]
+        assert store.read(a.game_id) == a.events and store.verify() == [] and store.projection_findings() == []

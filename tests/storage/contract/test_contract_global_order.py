@@ -1,18 +1,16 @@
-"""The global reading order on both back ends: positions 1, 2, 3, ... in commit order, no gap,
-no event read twice or skipped, even with several processes appending while a reader tails."""
+"""The global reading order on every back end: positions 1, 2, 3, ... in commit order, no gap,
+no event read twice or skipped, even with several writers (processes; threads for the
+in-memory store) appending while a reader tails."""
 
 from __future__ import annotations
 
-import multiprocessing
 import threading
 
 import pytest
 
 from tonk.storage import ConcurrencyError
 from tonk.storage.feed import follow
-from tonk.storage.open import open_store
 
-ctx = multiprocessing.get_context("fork")  # no store is open in the parent when it forks
 WAIT = 120
 
 
@@ -37,10 +35,10 @@ def test_positions_follow_the_appends_across_games(backend, games):
         assert store.last_position() == 9
 
 
-def _writer(target: str, events: list, chunk: int, barrier, done) -> None:
+def _writer(open_store, events: list, chunk: int, barrier, done) -> None:
     try:
         barrier.wait(WAIT)
-        with open_store(target) as store:
+        with open_store() as store:
             gid = events[0].game_id
             version = 0
             while version < len(events):
@@ -54,8 +52,8 @@ def test_concurrent_writers_and_a_tailing_reader_see_every_position_once(backend
     writers = [play(40 + k, hands=2) for k in range(4)]
     total = sum(len(g.events) for g in writers)
     backend.record([])  # the store exists before the writers race
-    barrier, done = ctx.Barrier(len(writers) + 1), ctx.Queue()
-    procs = [ctx.Process(target=_writer, args=(backend.target, list(g.events), 1 + k % 2, barrier, done)) for k, g in enumerate(writers)]
+    barrier, done = backend.barrier(len(writers) + 1), backend.queue()
+    procs = [backend.worker(target=_writer, args=(backend.open, list(g.events), 1 + k % 2, barrier, done)) for k, g in enumerate(writers)]
     for p in procs:
         p.start()
     seen: list = []
@@ -127,3 +125,18 @@ def test_a_follower_whose_listener_is_cut_misses_nothing(postgres_backend, games
             assert reader.wait_for_append(60) is True
         finally:
             t.join()
+
+
+def test_an_in_memory_append_wakes_a_waiting_follower(memory_backend, games):
+    """The in-memory store's hint is exact: an append notifies every waiter.  The test holds
+    the store's lock while the writer starts, so the append can only land once the wait
+    has released it (no race with the machine's speed)."""
+    g = games[0]
+    with memory_backend.open() as store:
+        assert store.wait_for_append(0.01) is False  # nothing appended: the wait times out
+        with store.db.lock:
+            writer = threading.Thread(target=store.append, args=(g.game_id, g.events, 0))
+            writer.start()
+            assert store.wait_for_append(60) is True
+        writer.join()
+        assert len(store.read_all()) == len(g.events)

@@ -1,4 +1,4 @@
-"""The hash chain, the one-pass verified scan and the games projection, on both back ends."""
+"""The hash chain, the one-pass verified scan and the games projection, on every back end."""
 
 from __future__ import annotations
 
@@ -6,15 +6,24 @@ import pytest
 
 from tonk.storage import StoreError, UnknownGame
 
-TAMPERINGS = [
-    "UPDATE events SET payload = replace(payload, '\"card\":\"', '\"card\":\"X') WHERE game_id = ? AND seq = 5",
-    "UPDATE events SET prev_hash = '" + "1" * 64 + "' WHERE game_id = ? AND seq = 4",
-    "UPDATE events SET hash = '" + "2" * 64 + "' WHERE game_id = ? AND seq = 3",
-    "DELETE FROM events WHERE game_id = ? AND seq = 6",
-    "UPDATE events SET type = 'knocked' WHERE game_id = ? AND seq = 7",
-    "UPDATE events SET payload = 'not json' WHERE game_id = ? AND seq = 8",
-    "UPDATE events SET payload = 'not json' WHERE game_id = ? AND seq = 1",
-]
+#: changes made outside the engine to one game: (seq, column, new value from the old) or (seq, None: the row deleted)
+TAMPERINGS = {
+    "payload": (5, "payload", lambda p: p.replace('"card":"', '"card":"X')),
+    "prev_hash": (4, "prev_hash", lambda _: "1" * 64),
+    "hash": (3, "hash", lambda _: "2" * 64),
+    "deleted": (6, None, None),
+    "type": (7, "type", lambda _: "knocked"),
+    "not json": (8, "payload", lambda _: "not json"),
+    "first not json": (1, "payload", lambda _: "not json"),
+}
+
+
+def tamper(backend, game_id: str, how: str) -> None:
+    seq, column, change = TAMPERINGS[how]
+    if column is None:
+        backend.delete_events(game_id, lambda s: s == seq)
+    else:
+        backend.edit_event(game_id, seq, column, change)
 
 
 def reference(store, gid: str):
@@ -50,24 +59,23 @@ def test_an_untampered_store_verifies_and_scans_whole(backend, games):
             list(store.iter_verified_games(["nope"]))
 
 
-@pytest.mark.parametrize("sql", TAMPERINGS)
-def test_tampering_is_found_at_its_seq_the_same_way(backend, games, sql):
+@pytest.mark.parametrize("how", TAMPERINGS)
+def test_tampering_is_found_at_its_seq_the_same_way(backend, games, how):
     backend.record(games)
     victim = games[1].game_id
-    backend.tamper(sql, victim)
+    tamper(backend, victim, how)
     with backend.open(create=False) as store:
         assert {f.game_id for f in store.verify()} <= {victim}
         scanned = scanned_as_reference(store)
         assert [g.game_id for g in scanned if not g.intact] == [victim]
 
 
-@pytest.mark.postgres
-def test_the_same_tampering_gives_the_same_findings_on_both_back_ends(sqlite_backend, postgres_backend, games):
-    sql = TAMPERINGS[0]
+@pytest.mark.parametrize("other", [pytest.param("postgres_backend", marks=pytest.mark.postgres), "memory_backend"])
+def test_the_same_tampering_gives_the_same_findings_on_every_back_end(sqlite_backend, other, games, request):
     out = []
-    for b in (sqlite_backend, postgres_backend):
+    for b in (sqlite_backend, request.getfixturevalue(other)):
         b.record(games)
-        b.tamper(sql, games[1].game_id)
+        tamper(b, games[1].game_id, "payload")
         with b.open(create=False) as store:
             # the hashes themselves differ: each back end recorded the games at its own time
             findings = [(f.game_id, f.seq, f.message) for f in store.verify()]
@@ -94,10 +102,10 @@ def test_the_games_projection_follows_the_appends_and_rebuilds_equal(backend, ga
         assert store.games() == incremental
 
 
-@pytest.mark.postgres
-def test_the_projection_is_the_same_on_both_back_ends(sqlite_backend, postgres_backend, games):
+@pytest.mark.parametrize("other", [pytest.param("postgres_backend", marks=pytest.mark.postgres), "memory_backend"])
+def test_the_projection_is_the_same_on_every_back_end(sqlite_backend, other, games, request):
     rows = []
-    for b in (sqlite_backend, postgres_backend):
+    for b in (sqlite_backend, request.getfixturevalue(other)):
         b.record(games)
         with b.open(create=False) as store:
             rows.append([{k: v for k, v in r.items() if k not in ("started_at", "ended_at")} for r in store.games()])
@@ -108,7 +116,7 @@ def test_a_games_row_the_events_do_not_support_is_found(backend, games):
     backend.record(games)
     with backend.open(create=False) as store:
         assert store.projection_findings() == [] and store.trigger_problems() == []
-    backend.raw("UPDATE games SET hands = 99 WHERE game_id = ?", games[1].game_id)
+    backend.edit_game(games[1].game_id, "hands", 99)
     with backend.open(create=False) as store:
         found = store.projection_findings()
         assert [(f.game_id, f.column, f.stored) for f in found] == [(games[1].game_id, "hands", 99)]
@@ -117,9 +125,10 @@ def test_a_games_row_the_events_do_not_support_is_found(backend, games):
         assert {r["game_id"]: r["hands"] for r in rows}[games[1].game_id] == 3
 
 
-def test_a_dropped_append_only_trigger_is_reported(backend, games):
+def test_a_dropped_append_only_trigger_is_reported(sql_backend, games):
+    backend = sql_backend
     backend.record(games[:1])
-    backend.tamper("SELECT 1")  # tamper drops the UPDATE trigger first
+    backend.drop_triggers()
     with backend.open(create=False) as store:
         assert any("events_no_update is missing" in p for p in store.trigger_problems())
 

@@ -1,21 +1,18 @@
-"""Two processes racing on one game, on both back ends: each version is won by exactly one,
-the loser gets ConcurrencyError, nothing is lost or doubled; a retried command is recorded once."""
+"""Two writers racing on one game, on every back end (processes; threads for the in-memory
+store): each version is won by exactly one, the loser gets ConcurrencyError, nothing is lost
+or doubled; a retried command is recorded once."""
 
 from __future__ import annotations
 
-import multiprocessing
-
 from tonk.core.events import Knocked
 from tonk.storage import ConcurrencyError
-from tonk.storage.open import open_store
 
-ctx = multiprocessing.get_context("fork")  # no store is open in the parent when it forks
 WAIT = 120  # a guard against a hung worker, not a measurement
 
 
-def _lockstep(target: str, game_id: str, name: str, rounds: int, barrier, results, command_ids: bool) -> None:
+def _lockstep(open_store, game_id: str, name: str, rounds: int, barrier, results, command_ids: bool) -> None:
     try:
-        with open_store(target, create=False) as store:
+        with open_store(create=False) as store:
             for r in range(rounds):
                 cmd = f"round-{r}" if command_ids else None
                 barrier.wait(WAIT)
@@ -30,8 +27,8 @@ def _lockstep(target: str, game_id: str, name: str, rounds: int, barrier, result
 def _race(backend, start, rounds: int, command_ids: bool) -> list[tuple]:
     with backend.open() as store:
         store.append(start.game_id, [start], 0)
-    barrier, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_lockstep, args=(backend.target, start.game_id, n, rounds, barrier, results, command_ids)) for n in ("w1", "w2")]
+    barrier, results = backend.barrier(2), backend.queue()
+    procs = [backend.worker(target=_lockstep, args=(backend.open, start.game_id, n, rounds, barrier, results, command_ids)) for n in ("w1", "w2")]
     for p in procs:
         p.start()
     out = [results.get(timeout=WAIT) for _ in range(2 * rounds)]

@@ -1,0 +1,117 @@
+"""The rules of an append, the same on every back end: what may be appended, after how
+many events, and the chained rows it stores.
+
+A store calls :func:`checked_append` before it takes its write lock (the arguments
+alone), then :func:`rows_after` with the game's last stored row, read under the lock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Callable, Iterable
+
+from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, encode, event_type
+from .chain import CHAIN_VERSION, GENESIS, chain_links
+from .errors import ConcurrencyError, StoreError
+
+#: one stored row as an append writes it: game_id, seq, type, payload, recorded_at, hash,
+#: prev_hash, command_id, position, chain
+EventRow = tuple[str, int, str, str, str, str, str, str, int, int]
+#: a game's last stored row as the rules need it: seq, hash, type
+LastRow = tuple[int, str, str]
+
+#: each event class's tag (EVENT_TYPES inverted): what the type column holds
+_TAG: dict[type, str] = {cls: name for name, cls in EVENT_TYPES.items()}
+
+
+def now() -> str:
+    """The time recorded with an append: UTC, ISO 8601 with microseconds."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def checked_append(
+    game_id: object, events: Iterable[Event], expected_version: object, command_id: object
+) -> tuple[list[Event], list[tuple[str, bytes]], str]:
+    """The arguments of an append checked: the events, each event's tag and canonical
+    bytes, and the command id as text (``""`` for none)."""
+    if not isinstance(game_id, str) or not game_id:
+        raise StoreError("a game id must be non-empty text")
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
+        raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
+    events = list(events)
+    cmd = command_id or ""
+    if not isinstance(cmd, str) or not _is_utf8(cmd):
+        raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
+    tag = _TAG.get
+    encoded = []
+    for i, e in enumerate(events):
+        name = tag(type(e))
+        if name is None:
+            raise StoreError(f"game {game_id}: item {i} of the append is not an event ({type(e).__name__})")
+        encoded.append((name, encode(e)))
+    return events, encoded, cmd
+
+
+def rows_after(
+    game_id: str,
+    events: list[Event],
+    encoded: list[tuple[str, bytes]],
+    cmd: str,
+    expected_version: int,
+    last: LastRow | None,
+    last_position: Callable[[], int],
+) -> tuple[int, list[EventRow], str]:
+    """The rules of an append given the game's last stored row ``last`` (None for a new
+    game): the expected version (:class:`ConcurrencyError`), how a game starts, nothing
+    after its end, and the chained rows to insert (positions after ``last_position()``,
+    asked only when there are rows).  Returns the game's version before the append,
+    the rows and their time."""
+    actual, prev, last_type = last if last else (0, GENESIS, "")
+    if actual != expected_version:
+        raise ConcurrencyError(game_id, expected_version, actual)
+    if not events:
+        return actual, [], ""
+    _check_starts(game_id, events, encoded, actual)
+    _check_not_after_end(game_id, encoded, actual, last_type)
+    at = now()
+    links = chain_links(prev, [data for _, data in encoded], at, cmd)
+    start = last_position()
+    rows = [
+        (game_id, actual + i, tag, data.decode("utf-8"), at, h, p, cmd, start + i, CHAIN_VERSION)
+        for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
+    ]
+    return actual, rows, at
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_starts(game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], version: int) -> None:
+    """A game starts with its own game_started and has only that one."""
+    first = events[0]
+    if version == 0:
+        if not isinstance(first, GameStarted):
+            raise StoreError(f"game {game_id}: a new game's first event must be game_started, not {event_type(first)}")
+        if first.game_id != game_id:
+            raise StoreError(f"game_started of game {first.game_id} cannot be appended to game {game_id}")
+        if first.format_version != FORMAT_VERSION:
+            raise StoreError(
+                f"game {game_id}: game_started says format version {first.format_version}; this engine writes version {FORMAT_VERSION}"
+            )
+    for i, (tag, _) in enumerate(encoded):
+        if tag == "game_started" and (version or i):
+            raise StoreError(f"game {game_id}: a second game_started (at seq {version + i + 1})")
+
+
+def _check_not_after_end(game_id: str, encoded: list[tuple[str, bytes]], version: int, last_type: str) -> None:
+    """An ended game takes no more events: nothing after a game_ended, stored or in the append."""
+    if last_type == "game_ended":
+        raise StoreError(f"game {game_id} has ended (seq {version} is its game_ended): nothing can be appended after it")
+    for i, (tag, _) in enumerate(encoded[:-1]):
+        if tag == "game_ended":
+            raise StoreError(f"game {game_id}: {encoded[i + 1][0]} at seq {version + i + 2} follows the game_ended at seq {version + i + 1}")

@@ -1,0 +1,365 @@
+"""The SQLite back end of the store contract (:mod:`.base`): one file, append-only,
+hash-chained, with optimistic concurrency.
+
+>>> store = SqliteEventStore.open_file("tonk.db")           # doctest: +SKIP
+>>> store.append(game.game_id, game.events, expected_version=0)   # doctest: +SKIP
+
+Schema and migrations go through sqlite-utils (:mod:`.schema`); the hot paths
+(append, read) use the same connection's plain ``sqlite3`` API, one
+``executemany`` per append inside one ``BEGIN IMMEDIATE`` transaction.
+
+Durability: WAL mode with ``synchronous=FULL`` by default, so a committed
+append survives a power cut; ``durable=False`` uses ``synchronous=NORMAL``
+(still never corrupt, and safe against a crashed process, but the last commits
+may be lost on a power cut).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+from urllib.parse import quote
+
+from sqlite_utils import Database
+
+from . import statements as q
+from .append_rules import EventRow, LastRow
+from .base import ChainRow, EventStore, ProjectionRow, RecordRow
+from .errors import StoreError
+from .evidence_log import EvidenceTables, SqlEvidenceTables
+from .keys import key_path
+from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
+from .seats import SeatTables, SqlSeatTables
+from .statements import SQLITE, SqliteStatements, Statements
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class SqliteTransaction:
+    """One write transaction on the store's connection (:class:`~.base.Transaction`)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+
+    def command_seen(self, game_id: str, command_id: str) -> bool:
+        return self._conn.execute(q.BY_COMMAND, (game_id, command_id)).fetchone() is not None
+
+    def last(self, game_id: str) -> LastRow | None:
+        row = self._conn.execute(q.LAST_ROW, (game_id,)).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def last_position(self) -> int:
+        return int(self._conn.execute(q.LAST_POSITION).fetchone()[0])
+
+    def game_row(self, game_id: str) -> tuple[Any, ...] | None:
+        row = self._conn.execute(q.GAME_ROW, (game_id,)).fetchone()
+        return tuple(row) if row else None
+
+    def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
+        self._conn.executemany(q.INSERT_EVENT, rows)
+        self._conn.execute(SQLITE.games_write, game_row)
+
+    def scan(self) -> Iterable[ProjectionRow]:
+        return self._conn.cursor().execute(q.SCAN)
+
+    def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self._conn.execute("DELETE FROM games")
+        self._conn.executemany(SQLITE.games_write, rows)
+
+
+class SqliteEventStore(EventStore):
+    """An open SQLite store.  Use :meth:`open_file` (or :meth:`EventStore.open`); close it,
+    or use it as a context manager."""
+
+    def __init__(self, db: Database, path: Path):
+        self.db = db
+        self._path = path
+        self._conn: sqlite3.Connection = db.conn
+        # a store of an older schema opened read only has no chain column: its rows are all version 1
+        try:
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(events)")}
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreError(f"{path}: cannot read the store ({exc})") from None
+        self._chain = "chain" if "chain" in columns or not columns else "1"
+
+    # --- opening --------------------------------------------------------------------
+    @classmethod
+    def open_file(
+        cls, path: str | Path, create: bool = True, *, durable: bool = True, integrity_check: bool = True, read_only: bool = False
+    ) -> "SqliteEventStore":
+        """Open the store at ``path``, creating it (``create=True``) if the file is missing.
+
+        A file that is not a tonk store, has a newer schema or is corrupt is refused
+        with :class:`StoreError` and left untouched (it is inspected read-only first;
+        ``integrity_check`` runs SQLite's ``quick_check`` on it).  ``read_only`` opens an
+        existing store for reading only (:meth:`open_read_only`)."""
+        if read_only:
+            return cls.open_read_only(path, integrity_check=integrity_check)
+        path = Path(path)
+        if path.exists():
+            version = inspect_file(path, integrity=integrity_check)
+            if version is None and not create:
+                raise StoreError(f"{path} is empty, not a tonk store")
+        elif not create:
+            raise StoreError(f"no tonk store at {path}")
+        else:
+            version = None
+            if not path.parent.is_dir():
+                raise StoreError(f"cannot create {path}: directory {path.parent} does not exist")
+        try:
+            db = Database(path, execute_plugins=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from None
+        try:
+            conn = db.conn
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _enable_wal(conn, path)
+            conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            if version != SCHEMA_VERSION:
+                migrate(db, path)
+        except sqlite3.Error as exc:
+            db.close()
+            raise StoreError(f"cannot open {path}: {exc}") from None
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, path)
+
+    @classmethod
+    def open_read_only(cls, path: str | Path, *, integrity_check: bool = True) -> "SqliteEventStore":
+        """Open an existing store for reading only: it works in a read-only directory or on
+        read-only media, and writes nothing, not even the WAL's ``-wal``/``-shm`` files.
+
+        SQLite's ``mode=ro`` is used when the store's ``-wal`` and ``-shm`` files are there
+        (another process may have it open: its committed appends are seen); when they are
+        not (no process has it open), or cannot be used, the file is opened ``immutable``,
+        which reads the file alone and creates nothing beside it.  Writing through the
+        store raises :class:`StoreError`."""
+        path = Path(path)
+        if not path.exists():
+            raise StoreError(f"no tonk store at {path}")
+        version = inspect_file(path, integrity=integrity_check)
+        if version is None:
+            raise StoreError(f"{path} is empty, not a tonk store")
+        # an older schema reads as well: every version holds the events and games tables
+
+        base = "file:" + quote(str(path.resolve()))
+        sides = all(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+        conn = None
+        error: sqlite3.Error | None = None
+        for uri in ([base + "?mode=ro"] if sides else []) + [base + "?mode=ro&immutable=1"]:
+            try:
+                conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error as exc:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                error = exc
+        if conn is None:
+            raise StoreError(f"cannot open {path} for reading: {error}")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        return cls(Database(conn, execute_plugins=False), path)
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def close(self) -> None:
+        self.db.close()
+
+    def default_key_path(self) -> Path:
+        return key_path(self.path)
+
+    # --- transactions ---------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction holding the database's write lock from the start."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: cannot start a write ({exc})") from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
+            raise
+
+    @contextmanager
+    def _transaction(self) -> Iterator[SqliteTransaction]:
+        with self._write() as conn:
+            yield SqliteTransaction(conn)
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot read the store ({exc})") from None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        conn = self._conn
+        if conn.in_transaction:
+            yield
+            return
+        with self._reading():
+            conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+
+    # --- the side tables ------------------------------------------------------------
+    @contextmanager
+    def statements(self) -> Iterator[Statements]:
+        """Reads of the store's side tables in the dialect adapter; in a
+        :meth:`statements_write`, the write's own connection."""
+        with self._reading():
+            yield SqliteStatements(self._conn)
+
+    @contextmanager
+    def statements_write(self) -> Iterator[Statements]:
+        """One write transaction on the side tables, holding the store's write lock (no
+        append lands until it ends)."""
+        with self._write() as conn:
+            yield SqliteStatements(conn)
+
+    @contextmanager
+    def evidence(self, *, write: bool = False) -> Iterator[EvidenceTables]:
+        with self.statements_write() if write else self.statements() as sql:
+            yield SqlEvidenceTables(sql)
+
+    def seat_tables(self) -> SeatTables:
+        return SqlSeatTables(self.statements, self.statements_write)
+
+    # --- reading --------------------------------------------------------------------
+    def version(self, game_id: str) -> int:
+        with self._reading():
+            return int(self._conn.execute(q.VERSION, (game_id,)).fetchone()[0])
+
+    def game_ids(self) -> list[str]:
+        with self._reading():
+            return [r[0] for r in self._conn.execute(q.GAME_IDS)]
+
+    def game_count(self) -> int:
+        with self._reading():
+            return int(self._conn.execute(q.GAME_COUNT).fetchone()[0])
+
+    def last_position(self) -> int:
+        with self._reading():
+            return int(self._conn.execute(q.LAST_POSITION).fetchone()[0])
+
+    def wait_for_append(self, timeout: float) -> bool:
+        """SQLite has no notification: a short sleep (at most ``timeout`` seconds), and
+        False (no hint came)."""
+        time.sleep(min(timeout, 0.05))
+        return False
+
+    def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
+        return self._conn.execute(q.PAYLOADS, (game_id,))
+
+    def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
+        return self._conn.execute(q.ALL_PAYLOADS)
+
+    def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
+        sql = q.CHAIN_ROWS.format(payload="CAST(payload AS BLOB)", chain=self._chain)
+        if game_id is None:
+            return self._conn.execute(sql + " ORDER BY game_id, seq")
+        return self._conn.execute(sql + " WHERE game_id = ? ORDER BY seq", (game_id,))
+
+    def _record_rows(self, game_id: str) -> Iterator[RecordRow]:
+        return self._conn.execute(q.RECORD_ROWS.format(chain=self._chain), (game_id,))
+
+    def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
+        return self._conn.execute(q.FEED_ROWS, (after, limit)).fetchall()
+
+    def _first_payload(self, game_id: str) -> str | bytes:
+        return str(self._conn.execute(q.FIRST_PAYLOAD, (game_id,)).fetchone()[0])
+
+    def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
+        with self._reading():
+            return self._conn.execute(q.HASH_ROWS, (game_id, after)).fetchall()
+
+    def _game_rows(self, player: str | None = None, variant: str | None = None) -> list[tuple[Any, ...]]:
+        sql, args = q.games_query(SQLITE, player, variant)
+        return self._conn.execute(sql, args).fetchall()
+
+    def _projection_sources(self) -> tuple[Iterable[tuple[str, int, int]], Iterable[tuple[str, int, str, str | bytes, str]]]:
+        return self._conn.execute(q.GAME_COUNTS).fetchall(), self._conn.execute(q.FOLDED_ROWS)
+
+    def trigger_problems(self) -> list[str]:
+        """The append-only triggers that are missing or changed."""
+        with self._reading():
+            return trigger_problems(self._conn)
+
+    # --- copying --------------------------------------------------------------------
+    def backup(self, dest: str | Path) -> None:
+        """Copy the store, committed WAL content included, to a new file ``dest`` through
+        SQLite's online backup API (a consistent snapshot, even while others append).
+        The copy is written beside ``dest`` and renamed into place; an existing ``dest``
+        is refused."""
+        dest, tmp = backup_paths(dest)
+        try:
+            target = sqlite3.connect(tmp)
+            try:
+                with self._reading():
+                    self._conn.backup(target)
+                target.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            finally:
+                target.close()
+            os.replace(tmp, dest)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot back up to {dest}: {exc}") from None
+        except OSError as exc:
+            raise StoreError(f"cannot back up to {dest}: {exc.strerror or exc}") from None
+        finally:
+            for leftover in (tmp, Path(f"{tmp}-journal")):
+                if leftover.exists():
+                    leftover.unlink()
+
+
+def backup_paths(dest: str | Path) -> tuple[Path, Path]:
+    """``(dest, tmp)`` for a backup: the new file, and where it is written first (beside it,
+    renamed into place when whole).  :class:`StoreError` when ``dest`` exists or its
+    directory does not."""
+    import secrets
+
+    dest = Path(dest)
+    if dest.exists():
+        raise StoreError(f"cannot back up to {dest}: it exists (choose a new file)")
+    directory = dest.parent if str(dest.parent) else Path(".")
+    if not directory.is_dir():
+        raise StoreError(f"cannot back up to {dest}: directory {directory} does not exist")
+    return dest, directory / f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+
+
+
+def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
+    """Switch a new store to WAL.  The switch needs an exclusive lock, for which SQLite
+    does not wait when another process is opening the same new file; so retry."""
+    for attempt in range(300):
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode != "wal":
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"{path}: cannot use WAL mode here (journal mode stays {mode!r})")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            time.sleep(0.01 * min(attempt + 1, 10))
+    raise StoreError(f"{path}: another process keeps the new store locked; try again")
