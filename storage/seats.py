@@ -180,8 +180,7 @@ class SeatStore:
 
     def token_hash_of(self, game_id: str, seat: str) -> str | None:
         """The stored hash of ``seat``'s token at the table (the key of its stream tickets), or ``None``."""
-        rows = self._db.rows("SELECT token_hash FROM seat_tokens WHERE game_id = ? AND seat = ?", (game_id, seat))
-        return rows[0][0] if rows else None
+        return next((stored for s, stored in self._tables.token_hashes(game_id) if s == seat), None)
 
     def settings(self, game_id: str) -> dict[str, Any] | None:
         text = self._tables.settings(game_id)
