@@ -85,6 +85,7 @@ def play_as_ann(server, client: Client, created: dict[str, Any], rng: random.Ran
     while time.monotonic() < deadline:
         r = client.view(table, tok)
         received.append(r.text)
+        assert r.status_code == 200, r.text
         view = r.json()
         if view["status"] == "ended":
             return
@@ -147,7 +148,7 @@ def attack_one_game(server, client: Client, created: dict[str, Any], rng: random
 
 
 def test_no_hidden_card_is_computable_from_what_a_seat_or_the_public_is_given(start_server):
-    server = start_server()
+    server = start_server("--rate", "0")  # ann asks as fast as she can: no per-token rate
     client = Client(server.url)
     rng = random.Random(18)
     scenarios = [
@@ -177,7 +178,7 @@ def test_an_illegal_command_says_the_same_whoever_holds_the_card(start_server):
     """A clever client may probe with illegal commands: a discard or a spread of a card it
     does not hold is refused in the same words whether the card lies in another hand, in
     the stock or under the discard top (the card's name aside)."""
-    server = start_server()
+    server = start_server("--rate", "0")  # ann asks as fast as she can: no per-token rate
     client = Client(server.url)
     created = client.create(seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=1)
     table, tok = created["table"], created["tokens"]["ann"]
@@ -213,7 +214,7 @@ def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_serve
     drawn from the salt) and every hash of the hand matches what it was sent."""
     from tonk.core.commitment import draw_blind
 
-    server = start_server()
+    server = start_server("--rate", "0")  # ann asks as fast as she can: no per-token rate
     client = Client(server.url)
     created = client.create(seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=3)
     table, tok = created["table"], created["tokens"]["ann"]
