@@ -26,7 +26,7 @@ import msgspec
 
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .commitment import PLAIN, expected_commitment
-from .turn import decide, shortcuts
+from .turn import decide
 from .legal import _DISCARDS, _TURN_START, _discards_of, _turn_start
 from .errors import IllegalAction, RulesetError
 from .events import (
@@ -167,7 +167,7 @@ def audit_events(events: Iterable[Event], *, ruleset: Ruleset | None = None, loa
 
     events_list = list(it)
     deck = ruleset.deck
-    deck_set = shortcuts(ruleset).deck_set  # the set of ``deck``, built once per ruleset
+    deck_set = ruleset.deck_set  # the set of ``deck``, built once per ruleset
     report.events = 1 + len(events_list)
     i = 0
     n = len(events_list)

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from ..core.errors import RulesetError, UnknownVariant
-from ..core import hookspecs
+from ..core.hookspecs import HOOK_NAMES
 from ..core.plugin import PROJECT, Registered, variant_info
 
 ENTRY_POINT_GROUP = "tonk.variants"
@@ -143,8 +143,6 @@ class Registry:
             raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
 
 
-#: hook names in the order hookspecs.py defines them
-HOOK_NAMES: tuple[str, ...] = tuple(n for n, f in vars(hookspecs).items() if n.startswith("tonk_") and callable(f))
 
 
 def hooks_of(plugin: Any) -> list[str]:
