@@ -29,7 +29,7 @@ BASE_NAMES = ("classic", "base")
 
 def _config(hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int):
     """A checked simulation config from command-line texts (options typed by their specs)."""
-    from ..application.reconsider import build_ruleset, parse_option_pairs
+    from ..variants.loading import build_ruleset, parse_option_pairs
     from ..application.simulate import SimConfig
 
     ruleset = build_ruleset(variants, options)
