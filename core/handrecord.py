@@ -15,19 +15,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .cards import CardError, parse_card
+from .commands import ACTIONS, action_fields
 from .errors import HandRecordError
 from .names import BadName, check_name
 from .safe_json import UnsafeJSON, decode_at, line_of, skip_space
 
-ACTIONS = ("knock", "draw_stock", "draw_discard", "spread", "hit", "discard")
-_ACTION_FIELDS = {
-    "knock": set(),
-    "draw_stock": set(),
-    "draw_discard": set(),
-    "spread": {"cards", "jokers_as"},
-    "hit": {"card", "target", "joker_as"},
-    "discard": {"card"},
-}
 _COMMON_FIELDS = {"seq", "player", "action", "expect", "note", "comment"}
 
 
@@ -358,7 +350,7 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
     player = a.get("player")
     if player not in players:
         raise ctx.err(f"{where}.player", f"{player!r} is not one of the players")
-    extra = set(a) - _COMMON_FIELDS - _ACTION_FIELDS[action]
+    extra = set(a) - _COMMON_FIELDS - action_fields(action)
     if extra:
         raise ctx.err(where, f"unknown field(s) {', '.join(sorted(extra))} for action {action}")
     fields: dict[str, Any] = {}

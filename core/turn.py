@@ -10,7 +10,9 @@ mutates the state.
 
 from __future__ import annotations
 
-from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from typing import Callable
+
+from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread, PlayerCommand
 from .commitment import commit, draw_blind, is_salt, plain_commitment
 from .dealing import deal, shuffled
 from .errors import IllegalAction, SetupError
@@ -266,24 +268,18 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     return [ev]
 
 
-_ACTIONS = {
-    Knock: knock,
-    DrawStock: draw_stock,
-    DrawDiscard: draw_discard,
-    LaySpread: lay_spread,
-    Hit: hit,
-    Discard: discard,
+#: each player command's rules: its verify function (raising the violation the command
+#: commits) and its action (the verify function, then the events)
+RULES: dict[type[PlayerCommand], tuple[Callable[..., object], Callable[..., list[Event]]]] = {
+    Knock: (verify_knock, knock),
+    DrawStock: (verify_draw_stock, draw_stock),
+    DrawDiscard: (verify_draw_discard, draw_discard),
+    LaySpread: (verify_lay_spread, lay_spread),
+    Hit: (verify_hit, hit),
+    Discard: (verify_discard, discard),
 }
-
-#: each player command's verify function (the rules of that action, raising the violation)
-VERIFY = {
-    Knock: verify_knock,
-    DrawStock: verify_draw_stock,
-    DrawDiscard: verify_draw_discard,
-    LaySpread: verify_lay_spread,
-    Hit: verify_hit,
-    Discard: verify_discard,
-}
+VERIFY = {command: verify for command, (verify, _) in RULES.items()}
+_ACTIONS = {command: action for command, (_, action) in RULES.items()}
 
 
 def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
