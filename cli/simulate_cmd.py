@@ -191,9 +191,7 @@ def simulate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Simulate many hands between bots and report what happened."""
-    from ..core.bots import bot_names
-    from ..core.errors import RulesetError, TonkError
-    from ..application.simulate import compare_rulesets, simulate
+    from ..core.errors import TonkError
 
     path = None if no_store else settings(ctx).db
     with reported():
@@ -202,59 +200,86 @@ def simulate_cmd(
         if receipts is not None and no_store:
             raise TonkError("--receipts needs the games stored: drop --no-store")
         if variant_file:
-            if workers != 1:
-                raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
-            from ..variants.registry import default_registry
-
-            for f in variant_file:  # this process plays every game: its registry is the one used
-                default_registry().load_file(f)
-        if not bot:
-            bot = ["greedy"]
-        for name in bot:
-            if name not in bot_names():
-                raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
-        config = _config(hands, players, bot, variant, option, seed, hands_per_game, workers)
-        other = None
-        if compare_with:
-            cv, co = _split_compare(compare_with)
-            try:
-                other = _config(hands, players, bot, cv, co, seed, hands_per_game, workers)
-            except RulesetError as exc:
-                raise RulesetError(f"--compare: {exc}") from None
-        label = _ruleset_label(config)
+            _load_variant_files(variant_file, workers)
+        config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)
         if receipts is not None:
             from .evidence_cmd import check_receipts_possible
 
             check_receipts_possible(path, receipts)
-        total = hands * (2 if other is not None else 1)
-        before = store_counts(path)
-        from .progress import progress
-
-        with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {label}", total, "hands") as advance:
-            if other is None:
-                result: Any = simulate(config, path, advance)
-            else:
-                result = compare_rulesets(config, other, path, advance)
-        if receipts is not None:
-            from .evidence_cmd import write_simulation_receipts
-
-            written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
-            err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
-        store = None
-        if path is not None:
-            after = store_counts(path)
-            store = {
-                "path": str(path),
-                "games_written": after[0] - before[0],
-                "events_written": after[1] - before[1],
-                "games_expected": config.games * (2 if other is not None else 1),
-                "games_in_store": after[0],
-            }
+        result, store = _run(config, other, path, receipts)
     if as_json:
         if store is not None:
             result["store"] = store
         print_json(result)
         return
+    _print_result(result, config, other, store)
+
+
+def _configs(
+    hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int, compare_with: list[str]
+) -> tuple[Any, Any]:
+    """The simulation's config, and with ``--compare`` the other ruleset's (same seeds, bots
+    and sizes); an unknown bot or a bad ruleset is an error naming it."""
+    from ..core.bots import bot_names
+    from ..core.errors import RulesetError, TonkError
+
+    bots = bots or ["greedy"]
+    for name in bots:
+        if name not in bot_names():
+            raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
+    config = _config(hands, players, bots, variants, options, seed, hands_per_game, workers)
+    if not compare_with:
+        return config, None
+    cv, co = _split_compare(compare_with)
+    try:
+        return config, _config(hands, players, bots, cv, co, seed, hands_per_game, workers)
+    except RulesetError as exc:
+        raise RulesetError(f"--compare: {exc}") from None
+
+
+def _load_variant_files(files: list[Path], workers: int) -> None:
+    """``--variant-file``: loaded into this process's registry (which then plays every game)."""
+    from ..core.errors import TonkError
+    from ..variants.registry import default_registry
+
+    if workers != 1:
+        raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
+    for f in files:  # this process plays every game: its registry is the one used
+        default_registry().load_file(f)
+
+
+def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tuple[Any, dict[str, Any] | None]:
+    """Play the simulation (both rulesets with ``other``) under a progress bar, write the
+    receipts, and say what the run stored: ``(result, store figures or None)``."""
+    from ..application.simulate import compare_rulesets, simulate
+    from .progress import progress
+
+    runs = 2 if other is not None else 1
+    before = store_counts(path)
+    with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {_ruleset_label(config)}", config.hands * runs, "hands") as advance:
+        if other is None:
+            result: Any = simulate(config, path, advance)
+        else:
+            result = compare_rulesets(config, other, path, advance)
+    if receipts is not None:
+        from .evidence_cmd import write_simulation_receipts
+
+        written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
+        err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+    if path is None:
+        return result, None
+    after = store_counts(path)
+    return result, {
+        "path": str(path),
+        "games_written": after[0] - before[0],
+        "events_written": after[1] - before[1],
+        "games_expected": config.games * runs,
+        "games_in_store": after[0],
+    }
+
+
+def _print_result(result: Any, config: Any, other: Any, store: dict[str, Any] | None) -> None:
+    label = _ruleset_label(config)
     if other is None:
         _print_report(result, "simulation")
     else:
