@@ -42,7 +42,7 @@ and the rule id (``V:<variant>`` for a house rule).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from .plugin import hookspec
 
@@ -215,7 +215,7 @@ class TonkHooks(Protocol):
     # --- options -------------------------------------------------------------------------
 
     @hookspec
-    def tonk_check_options(self, options: dict[str, Any], variants: list[str]) -> "str | None":
+    def tonk_check_options(self, options: Mapping[str, Any], variants: list[str]) -> "str | None":
         """Check the resolved options as a whole; return a sentence saying what is wrong.
 
         Collected; every complaint is reported.  Used for combinations a single

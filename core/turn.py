@@ -15,7 +15,7 @@ from typing import Callable
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread, PlayerCommand
 from .commitment import commit, draw_blind, is_salt, plain_commitment
 from .dealing import deal, shuffled
-from .errors import IllegalAction, SetupError
+from .errors import IllegalAction, RulesetError, SetupError
 from .events import (
     CardDiscarded,
     CardDrawn,
@@ -259,6 +259,8 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
         if req is not None:
             ending = _ending(state, ruleset, req.end, req.player, hands)
             if req.end == "knock":
+                if req.player is None:
+                    raise RulesetError("a variant ended the hand by a knock (tonk_turn_end) without naming the knocker")
                 ending.outcome = ruleset.knock_outcome(req.player, ending.totals)
             return [ev, end_hand(after, ruleset, ending, hands)]
     if ruleset.max_turns and state.turn_no >= ruleset.max_turns:

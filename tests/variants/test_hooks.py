@@ -217,6 +217,16 @@ def test_tonk_turn_end_can_end_the_hand_after_a_discard():
     assert verdict["hand_totals"] == {"P1": 6, "P2": 14, "P3": 15}
 
 
+def test_tonk_turn_end_a_knock_must_name_its_knocker():
+    plug = plugin("nameless-knock", tonk_turn_end=lambda state, player, ruleset: Ending(end="knock", seats=state.players))
+    game = Game.new(["P1", "P2"], ruleset=ruleset_with(plug), seed=3)
+    game.deal()
+    game.play(next(a for a in game.legal_actions() if type(a).__name__ == "DrawStock"))
+    discard = next(a for a in game.legal_actions() if type(a).__name__ == "Discard")
+    with pytest.raises(RulesetError, match="without naming the knocker"):
+        game.play(discard)
+
+
 def test_tonk_knock_outcome_decides_won_or_caught():
     plug = plugin("ties-win", tonk_knock_outcome=lambda knocker, totals, ruleset: "knocker_won" if all(totals[knocker] <= t for t in totals.values()) else None)
     hands = {"P1": "AS 2C", "P2": "3S", "P3": "KD"}
