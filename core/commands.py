@@ -74,7 +74,7 @@ Command = Union[PlayerCommand, DealHand]
 
 PLAYER_COMMANDS: tuple[type[PlayerCommand], ...] = get_args(PlayerCommand)
 #: each player command by its action name, the tag of its JSON form (``knock``, ``draw_stock``, ...)
-COMMAND_OF_ACTION: dict[str, type[PlayerCommand]] = {c.__struct_config__.tag: c for c in PLAYER_COMMANDS}
+COMMAND_OF_ACTION: dict[str, type[PlayerCommand]] = {str(c.__struct_config__.tag): c for c in PLAYER_COMMANDS}
 #: the action names, in the order of :data:`PlayerCommand`
 ACTIONS: tuple[str, ...] = tuple(COMMAND_OF_ACTION)
 
