@@ -9,7 +9,7 @@ the same order (the last registered first) with the same semantics: a
 first-answer hook returns the first answer that is not ``None``, a collected
 hook the list of answers that are not ``None``.  A hook answered by one
 implementation that takes every argument of the spec is that implementation
-itself.  Only pluggy's public API is used (``get_hookimpls()`` and each
+itself (one taking fewer is called with those it takes).  Only pluggy's public API is used (``get_hookimpls()`` and each
 implementation's ``function`` and ``argnames``).
 
 A hook with a wrapper, an implementation with keyword-only defaults, or a
@@ -21,6 +21,7 @@ Why this exists and what it saves: docs/benchmarks.md.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Callable
 
 import pluggy
@@ -63,8 +64,8 @@ def _direct(caller: pluggy.HookCaller) -> HookCall | None:
     if not plan:
         return None
     if caller.spec.opts.get("firstresult"):
-        if len(plan) == 1 and plan[0][1] == tuple(range(len(spec_args))):
-            return plan[0][0]
+        if len(plan) == 1:
+            return _one(*plan[0], len(spec_args))
 
         def first(*args: Any) -> Any:
             for fn, idx in plan:
@@ -80,3 +81,17 @@ def _direct(caller: pluggy.HookCaller) -> HookCall | None:
         return [a for a in answers if a is not None]
 
     return collected
+
+
+def _one(fn: HookCall, idx: tuple[int, ...], n: int) -> HookCall:
+    """``fn`` called with the spec's ``n`` arguments at positions ``idx``, as a first-answer
+    hook's one implementation: ``fn`` itself when it takes them all, in order."""
+    if idx == tuple(range(n)):
+        return fn
+    if not idx:
+        return lambda *args: fn()
+    if len(idx) == 1:
+        (i,) = idx
+        return lambda *args: fn(args[i])
+    pick = itemgetter(*idx)  # a tuple of the arguments taken
+    return lambda *args: fn(*pick(args))

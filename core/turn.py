@@ -343,8 +343,11 @@ def _salted_deal(state: State, salt: str, deck: tuple[str, ...], dealer: str, ha
 def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> list[Event]:
     """A5, B-19: the initial-tonk check right after the deal, before the first turn."""
     pts = ruleset.points
-    totals = {p: sum(map(pts.__getitem__, dealt.hands[p])) for p in state.players}  # the seats are those of the deal
-    tonkers = ruleset.hooks.tonk_initial_tonks(dealt.hands, totals, ruleset)
+    dealt_hands = dealt.hands
+    totals = {}  # a plain loop: the check follows every deal, and most find no tonk
+    for p in state.players:  # the seats are those of the deal
+        totals[p] = sum(map(pts.__getitem__, dealt_hands[p]))
+    tonkers = ruleset.hooks.tonk_initial_tonks(dealt_hands, totals, ruleset)
     if not tonkers:
         return []
     hands = {p: list(h) for p, h in dealt.hands.items()}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pluggy
+import pytest
 
 from tonk.core.hookcalls import HookCalls
 from tonk.core.hookspecs import HOOK_NAMES, TonkHooks
@@ -26,7 +27,7 @@ def _plugin(**hooks: object) -> SimpleNamespace:
 
 def test_a_first_answer_hook_takes_the_last_registered_answer_that_is_not_none():
     base = _plugin(tonk_knock_outcome=lambda knocker, totals, ruleset: "knocker_won")
-    silent = _plugin(tonk_knock_outcome=lambda ruleset: None)  # takes a subset of the arguments
+    silent = _plugin(tonk_knock_outcome=lambda ruleset: None)  # takes some of the arguments
     caught = _plugin(tonk_knock_outcome=lambda totals, knocker: "knocker_caught" if totals[knocker] > 3 else None)
     pm = _pm(base, caught, silent)
     calls = HookCalls(pm)
@@ -74,3 +75,23 @@ def test_every_hook_has_a_call():
     calls = HookCalls(_pm())
     assert all(callable(getattr(calls, name)) for name in HOOK_NAMES)
     assert len(HOOK_NAMES) == len([n for n in vars(TonkHooks) if n.startswith("tonk_")]) >= 17
+
+
+def _taking(seen: list[tuple]) -> dict[str, object]:
+    """Implementations of tonk_knock_outcome taking none, one, two (out of order) and all
+    three arguments (in another order), each recording what it was given."""
+    return {
+        "none": lambda: seen.append(()) or "knocker_won",
+        "knocker": lambda knocker: seen.append((knocker,)) or "knocker_won",
+        "totals knocker": lambda totals, knocker: seen.append((totals, knocker)) or "knocker_won",
+        "ruleset knocker totals": lambda ruleset, knocker, totals: seen.append((ruleset, knocker, totals)) or "knocker_won",
+    }
+
+
+@pytest.mark.parametrize("taken", ["none", "knocker", "totals knocker", "ruleset knocker totals"])
+def test_one_implementation_taking_some_arguments_gets_those(taken):
+    seen: list[tuple] = []
+    args = {"none": (), "knocker": ("a",), "totals knocker": ({"a": 1}, "a"), "ruleset knocker totals": ("rs", "a", {"a": 1})}
+    calls = HookCalls(_pm(_plugin(tonk_knock_outcome=_taking(seen)[taken])))
+    assert calls.tonk_knock_outcome("a", {"a": 1}, "rs") == "knocker_won"  # type: ignore[attr-defined]
+    assert seen == [args[taken]]
