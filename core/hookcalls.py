@@ -32,12 +32,21 @@ HookCall = Callable[..., Any]
 
 
 class HookCalls:
-    """One ruleset's call of each hook (an attribute per hook name; see the module's doc)."""
+    """One ruleset's call of each hook (see the module's doc): a first-answer hook's as the
+    attribute of its name, with the signature of its spec; a collected hook's, which
+    answers a list, in :attr:`collected` by name (so that the attribute of a collected
+    hook's name, whose spec types one answer, does not exist)."""
 
     def __init__(self, pm: pluggy.PluginManager, *, trace: bool = False):
+        self.collected: dict[str, HookCall] = {}
         for name in HOOK_NAMES:
             caller = getattr(pm.hook, name)
-            setattr(self, name, (None if trace else _direct(caller)) or _through_pluggy(caller))
+            call = (None if trace else _direct(caller)) or _through_pluggy(caller)
+            assert caller.spec is not None  # every hook name is one of TonkHooks' specs
+            if caller.spec.opts.get("firstresult"):
+                setattr(self, name, call)
+            else:
+                self.collected[name] = call
 
 
 def _through_pluggy(caller: pluggy.HookCaller) -> HookCall:

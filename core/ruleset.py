@@ -263,7 +263,7 @@ class Ruleset:
     def collect(self, spec: Callable[Concatenate[TonkHooks, _P], _R], *args: _P.args, **kwargs: _P.kwargs) -> list[_R]:
         """Every answer (``None`` dropped) of the collected hook ``spec`` (e.g.
         ``TonkHooks.tonk_veto``), last registered first, typed by its spec."""
-        call: Callable[..., list[_R]] = getattr(self._calls, spec.__name__)
+        call: Callable[..., list[_R]] = self._calls.collected[spec.__name__]
         return call(*args, **kwargs)
 
     # --- composition checks ------------------------------------------------------------
