@@ -41,7 +41,7 @@ Decisions (documented here and in ``docs/cli-json.md``):
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -50,60 +50,9 @@ from ..core.commands import DealHand, describe_command
 from ..core.turn import decide
 from ..core.errors import IllegalAction, RulesetError, SetupError
 from ..core.events import Event, GameEnded, GameStarted, HandDealt, HandEnded, RulesetSpec
-from ..core.ruleset import Ruleset, declared_options, parse_option_text, unknown_option
+from ..core.ruleset import Ruleset
 from ..core.settlement import net_of
 from ..core.state import State, evolve
-from ..variants import load_ruleset
-from ..variants.loading import resolve_plugins
-
-# --- building a ruleset from command-line text ---------------------------------------------
-
-
-def parse_option_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
-    """``["K=V", ...]`` -> ``[(K, V), ...]``; a text without ``=`` is an error."""
-    pairs = []
-    for text in texts:
-        key, sep, value = text.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise RulesetError(f"an option is written NAME=VALUE, e.g. base_stake=2, not {text!r}")
-        pairs.append((key, value.strip()))
-    return pairs
-
-
-def build_ruleset(
-    variants: Sequence[str] = (),
-    option_texts: Iterable[str] = (),
-    *,
-    options: dict[str, Any] | None = None,
-    carry_from: RulesetSpec | None = None,
-    registry=None,
-) -> Ruleset:
-    """A ruleset from variant names and ``K=V`` option texts (typed by each option's spec).
-
-    ``options`` are already-typed values (e.g. from ``--stake``); naming the same
-    option twice is an error.  With ``carry_from`` (a recorded ruleset), options
-    not given keep their recorded values when this ruleset declares them through
-    the base game or a variant the recording used too.
-    """
-    plugins = resolve_plugins(variants, registry=registry)
-    specs, owner = declared_options(plugins)
-    names = [p.info.name for p in plugins[1:]]
-    given: dict[str, Any] = dict(options or {})
-    for key, text in parse_option_pairs(option_texts):
-        spec = specs.get(key)
-        if spec is None:
-            raise unknown_option(key, names, specs)
-        if key in given:
-            raise RulesetError(f"option {key} is given twice")
-        given[key] = parse_option_text(spec, text)
-    if carry_from is not None:
-        shared = {"classic", *carry_from.variants}
-        for key, value in carry_from.options.items():
-            if key not in given and key in specs and owner[key] in shared:
-                given[key] = value
-    return load_ruleset(variants, given, registry=registry)
-
 
 # --- results -------------------------------------------------------------------------------
 
@@ -169,7 +118,7 @@ class Reconsideration(msgspec.Struct):
 # --- the work ----------------------------------------------------------------------------------
 
 
-def _outcome(ended: HandEnded, players: Sequence[str]) -> Outcome:
+def _outcome(ended: HandEnded, players: tuple[str, ...]) -> Outcome:
     net = net_of(players, ended.ledger)
     return Outcome(
         end=ended.end,
@@ -197,7 +146,7 @@ def _differences(rec: Outcome, new: Outcome) -> list[str]:
     return out
 
 
-def _stake_differences(rec: Outcome, new: Outcome, rec_options: dict[str, Any], new_options: dict[str, Any]) -> list[str]:
+def _stake_differences(rec: Outcome, new: Outcome, rec_options: Mapping[str, Any], new_options: Mapping[str, Any]) -> list[str]:
     """Ledgers are in stake units; under another ``base_stake`` the same units move other
     money, and that is a difference a player cares about (decision: docs/decisions.md)."""
     a, b = rec_options.get("base_stake", 1), new_options.get("base_stake", 1)
@@ -278,7 +227,13 @@ def _reconsider_hand(
     state = evolve(State(), msgspec.structs.replace(first, dealer=dealt.dealer, ruleset=ruleset.spec))
     state.hand_no = dealt.hand_no - 1
     state.net = dict(net)
-    base = dict(hand_no=dealt.hand_no, dealer=dealt.dealer, actions=len(actions), recorded=recorded)
+
+    def result(status: str, replayed: int, unplayed: int, reconsidered: Outcome | None = None, **more: Any) -> HandReconsidered:
+        return HandReconsidered(
+            hand_no=dealt.hand_no, dealer=dealt.dealer, status=status, actions=len(actions), replayed=replayed, unplayed=unplayed,
+            recorded=recorded, reconsidered=reconsidered, **more,
+        )
+
     note = None
     if dealt.explicit:
         evolve(state, dealt)
@@ -287,8 +242,8 @@ def _reconsider_hand(
             for e in decide(state, DealHand(deck=tuple(dealt.deck)), ruleset):
                 evolve(state, e)
         except (SetupError, IllegalAction, RulesetError) as exc:
-            return HandReconsidered(
-                **base, status="not_comparable", replayed=0, unplayed=len(actions), reconsidered=None,
+            return result(
+                "not_comparable", 0, len(actions),
                 note=f"the recorded deal cannot be made under these rules: {getattr(exc, 'message', None) or exc}",
             )
         redealt = state.dealt
@@ -302,16 +257,13 @@ def _reconsider_hand(
             produced = decide(state, cmd, ruleset)
         except IllegalAction as exc:
             step = IllegalStep(seq, cmd.player, describe_command(cmd), exc.code, exc.rule, exc.message)
-            return HandReconsidered(
-                **base, status="stopped", replayed=replayed, unplayed=len(actions) - i - 1,
-                reconsidered=None, illegal=[step], note=note,
-            )
+            return result("stopped", replayed, len(actions) - i - 1, illegal=[step], note=note)
         for e in produced:
             evolve(state, e)
         replayed += 1
     unplayed = len(actions) - replayed
     if state.in_hand:
-        return HandReconsidered(**base, status="unfinished", replayed=replayed, unplayed=0, reconsidered=None, note=note)
+        return result("unfinished", replayed, 0, note=note)
     assert state.last_ending is not None
     new = _outcome(state.last_ending, first.players)
     if recorded is None:
@@ -323,9 +275,7 @@ def _reconsider_hand(
     if unplayed:
         status = "ended_early"
         diffs.insert(0, f"the hand ends after {replayed} of {len(actions)} recorded actions")
-    return HandReconsidered(
-        **base, status=status, replayed=replayed, unplayed=unplayed, reconsidered=new, differences=diffs, note=note
-    )
+    return result(status, replayed, unplayed, new, differences=diffs, note=note)
 
 
 def to_builtins(r: Reconsideration) -> dict[str, Any]:
@@ -334,8 +284,6 @@ def to_builtins(r: Reconsideration) -> dict[str, Any]:
 
 
 __all__ = [
-    "build_ruleset",
-    "parse_option_pairs",
     "reconsider",
     "Reconsideration",
     "HandReconsidered",

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.bench_postgres [--hands N] [--repeat R] [--dsn URL]
 
 prints one JSON document.  The server: ``--dsn``, else ``TONK_PG_DSN``, else a
-throwaway one started for the run (tests/pg_cluster.py: ``fsync=off``,
+throwaway one started for the run (tests/support/pg_cluster.py: ``fsync=off``,
 ``synchronous_commit=off``, which both sides share).  Every repeat uses fresh
 schemas; the two sides alternate; the best time of each side is kept.
 
@@ -31,8 +31,7 @@ import platform
 import sys
 import time
 import uuid
-from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import msgspec
 
@@ -46,13 +45,9 @@ def _server(dsn: str | None):
     dsn = dsn or os.environ.get("TONK_PG_DSN")
     if dsn:
         return dsn, None
-    import importlib.util
+    from tests.support.pg_cluster import Cluster  # the tests' throwaway server (run from the checkout's root)
 
-    spec = importlib.util.spec_from_file_location("tonk_bench_pg_cluster", Path(__file__).resolve().parents[1] / "tests" / "pg_cluster.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    cluster = mod.Cluster.start()
+    cluster = Cluster.start()
     return cluster.dsn, cluster
 
 
@@ -134,40 +129,23 @@ def raw_limit(url: str) -> tuple[float, int]:
 
 
 def tonk_replay(url: str) -> tuple[float, int]:
-    from tonk.core.state import fold
+    from bench.archive import replay_archive
     from tonk.storage.open import open_store
 
-    n = 0
     with open_store(url, create=False) as store:
         t0 = time.perf_counter()
-        for _gid, events in store.iter_games():
-            fold(events)
-            n += len(events)
-        dt = time.perf_counter() - t0
-    return dt, n
+        n = replay_archive(store)
+        return time.perf_counter() - t0, n
 
 
 def tonk_audit(url: str) -> tuple[float, int]:
-    from tonk.core.audit import audit_events
+    from bench.archive import audit_archive
     from tonk.storage.open import open_store
-    from tonk.variants import load_ruleset as ruleset_from_spec
 
-    n = 0
-    rulesets: dict[bytes, Any] = {}
     with open_store(url, create=False) as store:
         t0 = time.perf_counter()
-        for game in store.iter_verified_games():
-            assert game.intact, (game.chain[:1], game.decode_error)
-            events = game.events
-            key = msgspec.json.encode(events[0].ruleset)
-            rs = rulesets.get(key)
-            if rs is None:
-                rs = rulesets[key] = ruleset_from_spec(events[0].ruleset)
-            report = audit_events(events, ruleset=rs)
-            assert report.clean, report.findings[:1]
-            n += len(events)
-        dt = time.perf_counter() - t0
-    return dt, n
+        n = audit_archive(store)
+        return time.perf_counter() - t0, n
 
 
 def _ratio(n: int, best: dict[str, float], target: float) -> dict:

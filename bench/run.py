@@ -249,48 +249,26 @@ def raw_limit(path: Path) -> tuple[float, int]:
 
 
 def tonk_replay(path: Path) -> tuple[float, int]:
-    """Every game read from the store, decoded and folded into a State."""
-    from tonk.core.state import fold
+    """Every game read from the store, decoded and folded into a State (``bench.archive``)."""
+    from bench.archive import replay_archive
     from tonk.storage import EventStore
 
-    n = 0
     with EventStore.open(path, create=False) as store:
         t0 = time.perf_counter()
-        for _gid, events in store.iter_games():
-            fold(events)
-            n += len(events)
-        dt = time.perf_counter() - t0
-    return dt, n
+        n = replay_archive(store)
+        return time.perf_counter() - t0, n
 
 
 def tonk_audit(path: Path) -> tuple[float, int]:
-    """Every game re-run through its pinned rules, and the whole hash chain verified.
-
-    One scan of the archive (``EventStore.iter_verified_games``: each row's link of
-    the hash chain checked as it is decoded; a broken link would be a finding), then
-    ``audit_events`` per game.  A game is audited under the ruleset its
-    ``game_started`` pins; rulesets are built once per distinct pinned spec
-    (building one registers plugins)."""
-    from tonk.core.audit import audit_events
+    """Every game re-run through its pinned rules, and the whole hash chain verified, in one
+    scan (``bench.archive.audit_archive``)."""
+    from bench.archive import audit_archive
     from tonk.storage import EventStore
-    from tonk.variants import load_ruleset
 
-    n = 0
-    rulesets: dict[bytes, Any] = {}
     with EventStore.open(path, create=False) as store:
         t0 = time.perf_counter()
-        for game in store.iter_verified_games():
-            assert game.intact, (game.chain[:1], game.decode_error)
-            events = game.events
-            key = msgspec.json.encode(events[0].ruleset)
-            rs = rulesets.get(key)
-            if rs is None:
-                rs = rulesets[key] = load_ruleset(events[0].ruleset)
-            report = audit_events(events, ruleset=rs)
-            assert report.clean, report.findings[:1]
-            n += len(events)
-        dt = time.perf_counter() - t0
-    return dt, n
+        n = audit_archive(store)
+        return time.perf_counter() - t0, n
 
 
 def tonk_audit_cli_path(path: Path) -> tuple[float, int]:

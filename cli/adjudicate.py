@@ -179,90 +179,114 @@ def adjudicate_cmd(
 
     FILE is a hand-record JSON file: one case, or {"cases": [...]} (format: shared/cases/README.md).
     Cases are read and judged one at a time: each verdict is printed as it is made."""
-    from ..application.adjudicate import adjudicate, compare, ruleset_loader
-    from ..core.adjudication import expectations
-    from ..core.errors import HandRecordError
+    from ..application.adjudicate import ruleset_loader
     from ..core.handrecord import stream_records
     from ..variants.registry import default_registry
 
     with reported():
         registry = default_registry().with_files(variant_file) if variant_file else default_registry()
         stream = stream_records(file)
-    load_ruleset = ruleset_loader(registry)  # one built ruleset per (variants, options) of the file
+    judge = _Judge(ruleset_loader(registry), check, _JsonCases() if json_out else None)  # one built ruleset per (variants, options) of the file
     wanted = set(case)
-    json_doc = _JsonCases() if json_out else None
-    n_cases = n_ok = n_skip = n_bare = failures = errors = 0  # n_bare: judged, nothing to compare
-    broken: str | None = None
-    cases = iter(stream)
-    index = -1
-    read = 0  # characters of the file read so far
     # a terminal on stdout shows each verdict as it is made: the bar would only get in its way
     shown = stream.size >= LONG_FILE and not sys.stdout.isatty()
     with progress("adjudicating", stream.size, f"of {file.name}", enabled=shown, percent=True) as advance:
-        while True:
-            try:
-                item = next(cases, None)
-            except HandRecordError as exc:
-                broken = str(exc)
-                break
-            if item is None:
-                break
-            raw, pos = item
-            advance(pos - read)
-            read = pos
-            index += 1
-            if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
-                continue
-            v = adjudicate(raw, index, load_ruleset=load_ruleset)
-            n_cases += 1
-            diffs = None
-            if v["status"] == "ok":
-                n_ok += 1
-                if check:
-                    compared = expectations(raw)
-                    diffs = compare(v, raw)
-                    v["check"] = {"ok": (not diffs) if compared else None, "compared": compared, "differences": diffs}
-                    failures += bool(diffs)
-                    n_bare += not compared
-            elif v["status"] == "skipped":
-                n_skip += 1
-            else:
-                errors += 1
-            if json_doc is not None:
-                json_doc.add(v)
-                for d in diffs or []:
-                    err_console().print(one_line(f"{v['id']}: {d}"), markup=False)
-            elif v["status"] == "error":
-                err_console().print(f"error: {one_line(v['message'])}", markup=False)
-            else:
-                _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
-            del raw, item, v  # hold no more than the case in hand
-    if json_doc is not None:
-        json_doc.close()
+        broken = _judge_stream(stream, wanted, judge, advance)
+    if judge.json_doc is not None:
+        judge.json_doc.close()
     if broken is not None:
         raise fail(broken)
-    if wanted and n_cases == 0:
+    if wanted and judge.cases == 0:
         raise fail(f"{file}: no case with id {', '.join(case)}")
-    if not json_out:
-        summary = f"\n{n_cases} case(s): {n_ok} adjudicated, {n_skip} skipped, {errors} malformed"
-        if check:
-            summary += f"; {n_ok - n_bare - failures} match expected, {failures} differ"
-            if n_bare:
-                summary += f", {n_bare} without expectations"
-        console().print(summary)
-    if errors:
-        raise typer.Exit(2)
-    if check and n_ok == 0:
-        what = f"all {n_skip} case(s) were skipped" if n_skip else "the file holds no case"
-        err_console().print(f"check failed: nothing was checked ({what})", markup=False, soft_wrap=True)
-        raise typer.Exit(1)
-    if check and n_bare == n_ok:
-        what = "no case has an expected block" if n_bare == n_cases else f"no adjudicated case has an expected block; {n_skip} skipped"
-        err_console().print(f"check failed: nothing compared: {what} (nor an action's expect)", markup=False, soft_wrap=True)
-        raise typer.Exit(1)
-    if check and n_skip:
-        err_console().print(f"note: {n_skip} of {n_cases} case(s) skipped, not checked", markup=False, soft_wrap=True)
-    if check and n_bare:
-        err_console().print(f"note: {n_bare} of {n_cases} case(s) have no expected block, not compared", markup=False, soft_wrap=True)
-    if failures:
-        raise typer.Exit(1)
+    judge.finish(summary=not json_out)
+
+
+def _judge_stream(stream: Any, wanted: set[str], judge: _Judge, advance: Any) -> str | None:
+    """Judge the cases of ``stream`` (those in ``wanted``, if any) one at a time, advancing the
+    progress by the characters read; the file's own error, if reading it fails, else ``None``."""
+    from ..core.errors import HandRecordError
+
+    cases = iter(stream)
+    index = -1
+    read = 0  # characters of the file read so far
+    while True:
+        try:
+            item = next(cases, None)
+        except HandRecordError as exc:
+            return str(exc)
+        if item is None:
+            return None
+        raw, pos = item
+        advance(pos - read)
+        read = pos
+        index += 1
+        if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
+            continue
+        judge.case(raw, index)
+        raw = item = None  # hold no more than the case in hand
+
+
+class _Judge:
+    """Each case's verdict, checked and printed as it is made, and the counts of the run."""
+
+    def __init__(self, load_ruleset: Any, check: bool, json_doc: _JsonCases | None):
+        self.load_ruleset = load_ruleset
+        self.check = check
+        self.json_doc = json_doc
+        self.cases = self.ok = self.skipped = self.differ = self.malformed = 0
+        self.bare = 0  # judged, but nothing to compare (no expected block, no action's expect)
+
+    def case(self, raw: Any, index: int) -> None:
+        from ..application.adjudicate import adjudicate, compare
+        from ..core.adjudication import expectations
+
+        v = adjudicate(raw, index, load_ruleset=self.load_ruleset)
+        self.cases += 1
+        diffs = None
+        if v["status"] == "ok":
+            self.ok += 1
+            if self.check:
+                compared = expectations(raw)
+                diffs = compare(v, raw)
+                v["check"] = {"ok": (not diffs) if compared else None, "compared": compared, "differences": diffs}
+                self.differ += bool(diffs)
+                self.bare += not compared
+        elif v["status"] == "skipped":
+            self.skipped += 1
+        else:
+            self.malformed += 1
+        if self.json_doc is not None:
+            self.json_doc.add(v)
+            for d in diffs or []:
+                err_console().print(one_line(f"{v['id']}: {d}"), markup=False)
+        elif v["status"] == "error":
+            err_console().print(f"error: {one_line(v['message'])}", markup=False)
+        else:
+            _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
+
+    def finish(self, *, summary: bool) -> None:
+        """The summary line (``summary``: not with --json), and the exit code: 2 for a malformed
+        case, 1 for a difference or, with --check, nothing checked."""
+        if summary:
+            text = f"\n{self.cases} case(s): {self.ok} adjudicated, {self.skipped} skipped, {self.malformed} malformed"
+            if self.check:
+                text += f"; {self.ok - self.bare - self.differ} match expected, {self.differ} differ"
+                if self.bare:
+                    text += f", {self.bare} without expectations"
+            console().print(text)
+        if self.malformed:
+            raise typer.Exit(2)
+        if self.check and self.ok == 0:
+            what = f"all {self.skipped} case(s) were skipped" if self.skipped else "the file holds no case"
+            err_console().print(f"check failed: nothing was checked ({what})", markup=False, soft_wrap=True)
+            raise typer.Exit(1)
+        if self.check and self.bare == self.ok:
+            what = "no case has an expected block" if self.bare == self.cases else f"no adjudicated case has an expected block; {self.skipped} skipped"
+            err_console().print(f"check failed: nothing compared: {what} (nor an action's expect)", markup=False, soft_wrap=True)
+            raise typer.Exit(1)
+        if self.check and self.skipped:
+            err_console().print(f"note: {self.skipped} of {self.cases} case(s) skipped, not checked", markup=False, soft_wrap=True)
+        if self.check and self.bare:
+            err_console().print(f"note: {self.bare} of {self.cases} case(s) have no expected block, not compared", markup=False, soft_wrap=True)
+        if self.differ:
+            raise typer.Exit(1)

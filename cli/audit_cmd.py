@@ -240,7 +240,8 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
 
 def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool, registry=None) -> int:
     from ..core.events import GameStarted
-    from ..application.reconsider import build_ruleset, reconsider, to_builtins
+    from ..application.reconsider import reconsider, to_builtins
+    from ..variants.loading import build_ruleset
     from .render import console, print_json
 
     results = []

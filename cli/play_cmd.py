@@ -401,7 +401,7 @@ def play_cmd(
 ) -> None:
     """Play Tonk at the terminal against bots; the game is recorded in the store as it is played."""
     from ..core.game import Game
-    from ..application.reconsider import build_ruleset, parse_option_pairs
+    from ..variants.loading import build_ruleset, parse_option_pairs
     from .render import console
 
     if resume is not None:

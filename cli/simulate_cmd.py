@@ -34,7 +34,7 @@ BASE_NAMES = ("classic", "base")
 
 def _config(hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int):
     """A checked simulation config from command-line texts (options typed by their specs)."""
-    from ..application.reconsider import build_ruleset, parse_option_pairs
+    from ..variants.loading import build_ruleset, parse_option_pairs
     from ..application.simulate import SimConfig
 
     ruleset = build_ruleset(variants, options)
@@ -200,9 +200,7 @@ def simulate_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Simulate many hands between bots and report what happened."""
-    from ..core.bots import bot_names
-    from ..core.errors import RulesetError, TonkError
-    from ..application.simulate import compare_rulesets, simulate
+    from ..core.errors import TonkError
     from ..storage.open import is_memory
 
     path = None if no_store else settings(ctx).db
@@ -214,72 +212,99 @@ def simulate_cmd(
         if receipts is not None and path is not None and is_memory(path):
             raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
         if variant_file:
-            if workers != 1:
-                raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
-            from ..variants.registry import default_registry
-
-            for f in variant_file:  # this process plays every game: its registry is the one used
-                default_registry().load_file(f)
-        if not bot:
-            bot = ["greedy"]
-        for name in bot:
-            if name not in bot_names():
-                raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
-        config = _config(hands, players, bot, variant, option, seed, hands_per_game, workers)
-        other = None
-        if compare_with:
-            cv, co = _split_compare(compare_with)
-            try:
-                other = _config(hands, players, bot, cv, co, seed, hands_per_game, workers)
-            except RulesetError as exc:
-                raise RulesetError(f"--compare: {exc}") from None
-        label = _ruleset_label(config)
+            _load_variant_files(variant_file, workers)
+        config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)
         if receipts is not None and path is not None:  # path: refused above with --no-store
             from .evidence_cmd import check_receipts_possible
 
             check_receipts_possible(path, receipts)
-        total = hands * (2 if other is not None else 1)
-        before = store_counts(path)
-        from .progress import progress
-
-        with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {label}", total, "hands") as advance:
-            if other is None:
-                result: Any = simulate(config, path, advance)
-            else:
-                result = compare_rulesets(config, other, path, advance)
-        if receipts is not None and path is not None:
-            from .evidence_cmd import write_simulation_receipts
-
-            written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
-            err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
-        store = None
-        if path is not None and is_memory(path):
-            discarded = config.games * (2 if other is not None else 1)
-        elif path is not None:
-            after = store_counts(path)
-            store = {
-                "path": str(path),
-                "games_written": after[0] - before[0],
-                "events_written": after[1] - before[1],
-                "games_expected": config.games * (2 if other is not None else 1),
-                "games_in_store": after[0],
-            }
+        result, store = _run(config, other, path, receipts)
     if as_json:
         if store is not None:
             result["store"] = store
-        elif path is not None:
-            result["store"] = {"path": str(path), "games_appended": discarded, "kept": False}
         print_json(result)
         return
+    _print_result(result, config, other, store)
+
+
+def _configs(
+    hands: int, players: int, bots: list[str], variants: list[str], options: list[str], seed: int, hands_per_game: int, workers: int, compare_with: list[str]
+) -> tuple[Any, Any]:
+    """The simulation's config, and with ``--compare`` the other ruleset's (same seeds, bots
+    and sizes); an unknown bot or a bad ruleset is an error naming it."""
+    from ..core.bots import bot_names
+    from ..core.errors import RulesetError, TonkError
+
+    bots = bots or ["greedy"]
+    for name in bots:
+        if name not in bot_names():
+            raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
+    config = _config(hands, players, bots, variants, options, seed, hands_per_game, workers)
+    if not compare_with:
+        return config, None
+    cv, co = _split_compare(compare_with)
+    try:
+        return config, _config(hands, players, bots, cv, co, seed, hands_per_game, workers)
+    except RulesetError as exc:
+        raise RulesetError(f"--compare: {exc}") from None
+
+
+def _load_variant_files(files: list[Path], workers: int) -> None:
+    """``--variant-file``: loaded into this process's registry (which then plays every game)."""
+    from ..core.errors import TonkError
+    from ..variants.registry import default_registry
+
+    if workers != 1:
+        raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
+    for f in files:  # this process plays every game: its registry is the one used
+        default_registry().load_file(f)
+
+
+def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tuple[Any, dict[str, Any] | None]:
+    """Play the simulation (both rulesets with ``other``) under a progress bar, write the
+    receipts, and say what the run stored: ``(result, store figures or None)``; an in-memory
+    store (``--db :memory:``) says how many games it took and that it kept none."""
+    from ..application.simulate import compare_rulesets, simulate
+    from ..storage.open import is_memory
+    from .progress import progress
+
+    runs = 2 if other is not None else 1
+    before = store_counts(path)
+    with interruption_reported(lambda: "nothing was stored (--no-store)"), progress(f"simulating {_ruleset_label(config)}", config.hands * runs, "hands") as advance:
+        if other is None:
+            result: Any = simulate(config, path, advance)
+        else:
+            result = compare_rulesets(config, other, path, advance)
+    if receipts is not None and path is not None:
+        from .evidence_cmd import write_simulation_receipts
+
+        written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
+        err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+    if path is None:
+        return result, None
+    if is_memory(path):
+        return result, {"path": str(path), "games_appended": config.games * runs, "kept": False}
+    after = store_counts(path)
+    return result, {
+        "path": str(path),
+        "games_written": after[0] - before[0],
+        "events_written": after[1] - before[1],
+        "games_expected": config.games * runs,
+        "games_in_store": after[0],
+    }
+
+
+def _print_result(result: Any, config: Any, other: Any, store: dict[str, Any] | None) -> None:
+    label = _ruleset_label(config)
     if other is None:
         _print_report(result, "simulation")
     else:
         _print_report(result["a"], f"A ({label})")
         _print_report(result["b"], f"B ({_ruleset_label(other)})")
         _print_comparison(result, label, _ruleset_label(other))
-    if store is not None:
+    if store is not None and store.get("kept") is False:
+        console().print(f"appended {store['games_appended']} game(s) to an in-memory store (:memory:) and discarded them")
+    elif store is not None:
         console().print(store_line(store))
-    elif path is not None:
-        console().print(f"appended {discarded} game(s) to an in-memory store (:memory:) and discarded them")
     else:
         console().print("not stored (--no-store)")

@@ -26,7 +26,7 @@ import msgspec
 
 from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .commitment import PLAIN, expected_commitment
-from .turn import decide, shortcuts
+from .turn import decide
 from .legal import discard_commands, turn_start_commands
 from .errors import IllegalAction, RulesetError
 from .events import (
@@ -176,7 +176,7 @@ class _GameAudit:
     def __init__(self, first: GameStarted, ruleset: Ruleset, log: list[Event]):
         self.ruleset = ruleset
         self.deck = ruleset.deck
-        self.deck_set = shortcuts(ruleset).deck_set  # the set of ``deck``, built once per ruleset
+        self.deck_set = ruleset.deck_set  # the set of ``deck``, built once per ruleset
         self.state = evolve(State(), first)
         self.report = AuditReport(first.game_id, 1 + len(log), 0)
         self.log = log

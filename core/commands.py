@@ -7,7 +7,7 @@ rejected.
 
 from __future__ import annotations
 
-from typing import Union, cast
+from typing import Union, cast, get_args
 
 import msgspec
 
@@ -69,8 +69,21 @@ class DealHand(_Command, frozen=True, tag="deal"):
     salt: str | None = None
 
 
+#: the six actions of a turn (A7), the one list of them: knock, draw from the stock or the
+#: discard pile, lay a spread, hit, discard
 PlayerCommand = Union[Knock, DrawStock, DrawDiscard, LaySpread, Hit, Discard]
-Command = Union[Knock, DrawStock, DrawDiscard, LaySpread, Hit, Discard, DealHand]
+Command = Union[PlayerCommand, DealHand]
+
+PLAYER_COMMANDS: tuple[type[PlayerCommand], ...] = get_args(PlayerCommand)
+#: each player command by its action name, the tag of its JSON form (``knock``, ``draw_stock``, ...)
+COMMAND_OF_ACTION: dict[str, type[PlayerCommand]] = {str(c.__struct_config__.tag): c for c in PLAYER_COMMANDS}
+#: the action names, in the order of :data:`PlayerCommand`
+ACTIONS: tuple[str, ...] = tuple(COMMAND_OF_ACTION)
+
+
+def action_fields(action: str) -> frozenset[str]:
+    """The fields an action carries besides its player (``spread``: ``cards``, ``jokers_as``)."""
+    return frozenset(COMMAND_OF_ACTION[action].__struct_fields__) - {"player"}
 
 _decoder = msgspec.json.Decoder(Command)
 

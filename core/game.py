@@ -21,7 +21,7 @@ import secrets
 import uuid
 from typing import Any, Iterable, Mapping, Sequence
 
-from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from .commands import ACTIONS, Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
 from .commitment import plain_commitment
 from .dealing import cut_for_dealer
@@ -227,4 +227,4 @@ def parse_command(action: str, player: str, fields: dict[str, Any]) -> Command:
         return Hit(player, parse_card(fields["card"]), str(fields["target"]), parse_card(ja) if ja else None)
     if action == "discard":
         return Discard(player, parse_card(fields["card"]))
-    raise SetupError(f"unknown action {action!r} (knock, draw_stock, draw_discard, spread, hit, discard)")
+    raise SetupError(f"unknown action {action!r} ({', '.join(ACTIONS)})")

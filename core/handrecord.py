@@ -15,19 +15,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .cards import CardError, parse_card
+from .commands import ACTIONS, action_fields
 from .errors import HandRecordError
 from .names import BadName, check_name
 from .safe_json import UnsafeJSON, decode_at, line_of, skip_space
 
-ACTIONS = ("knock", "draw_stock", "draw_discard", "spread", "hit", "discard")
-_ACTION_FIELDS = {
-    "knock": set(),
-    "draw_stock": set(),
-    "draw_discard": set(),
-    "spread": {"cards", "jokers_as"},
-    "hit": {"card", "target", "joker_as"},
-    "discard": {"card"},
-}
 _COMMON_FIELDS = {"seq", "player", "action", "expect", "note", "comment"}
 
 
@@ -232,7 +224,9 @@ def check_id_problem(value: Any) -> str | None:
 
 
 def parse_record(raw: Any, index: int = 0) -> HandRecord:
-    """Validate one raw case object into a :class:`HandRecord`."""
+    """Validate one raw case object into a :class:`HandRecord`: the case as a whole, its
+    players and dealer, its ruleset, its setup (a deck order or an explicit position),
+    then its actions, each problem a :class:`HandRecordError` naming the field."""
     cid = case_id_of(raw, index)
     ctx = _Ctx(cid)
     if not isinstance(raw, dict):
@@ -241,27 +235,11 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
         problem = check_id_problem(raw["id"])
         if problem is not None:
             raise ctx.err("id", problem)
-    players = raw.get("players")
-    if not isinstance(players, list) or not players or not all(isinstance(p, str) and p for p in players):
-        raise ctx.err("players", "must be a non-empty list of player names")
-    for i, p in enumerate(players):
-        ctx.name(p, f"players[{i}]", "player name")
-    if len(set(players)) != len(players):
-        raise ctx.err("players", "a player is listed twice")
-    if len(players) < 2:
-        raise ctx.err("players", "a hand needs at least two players")
+    players = _players(ctx, raw)
     dealer = raw.get("dealer")
     if not isinstance(dealer, str) or dealer not in players:
         raise ctx.err("dealer", f"{dealer!r} is not one of the players")
-    ruleset = raw.get("ruleset", {})
-    if not isinstance(ruleset, dict):
-        raise ctx.err("ruleset", "must be an object with variants and options")
-    variants = ruleset.get("variants", [])
-    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
-        raise ctx.err("ruleset.variants", "must be a list of variant names")
-    options = ruleset.get("options", {})
-    if not isinstance(options, dict):
-        raise ctx.err("ruleset.options", "must be an object")
+    variants, options = _ruleset(ctx, raw)
     setup = raw.get("setup")
     if not isinstance(setup, dict):
         raise ctx.err("setup", "missing (an object with mode 'deck' or 'explicit')")
@@ -282,57 +260,94 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
     if mode == "deck":
         rec.deck = ctx.cards(setup.get("deck"), "setup.deck")
         _no_duplicates(ctx, rec.deck, "setup.deck")
-    else:  # explicit
-        hands = setup.get("hands")
-        if not isinstance(hands, dict):
-            raise ctx.err("setup.hands", "must map each player to a list of cards")
-        for p in hands:
-            if p not in players:
-                raise ctx.err(f"setup.hands.{p}", "is not one of the players")
-        rec.hands = {p: ctx.cards(hands.get(p, []), f"setup.hands.{p}") for p in players}
-        rec.stock = ctx.cards(setup.get("stock", []), "setup.stock")
-        rec.discard = ctx.cards(setup.get("discard", []), "setup.discard")
-        table = setup.get("table", [])
-        if not isinstance(table, list):
-            raise ctx.err("setup.table", "must be a list of spreads")
-        seen_ids = set()
-        for i, s in enumerate(table):
-            where = f"setup.table[{i}]"
-            if not isinstance(s, dict):
-                raise ctx.err(where, "must be an object with id, owner and cards")
-            sid, owner = s.get("id"), s.get("owner")
-            if not isinstance(sid, str) or not sid:
-                raise ctx.err(f"{where}.id", "missing")
-            ctx.name(sid, f"{where}.id", "spread id")
-            if sid in seen_ids:
-                raise ctx.err(f"{where}.id", f"spread id {sid!r} is used twice")
-            seen_ids.add(sid)
-            if not isinstance(owner, str) or owner not in players:
-                raise ctx.err(f"{where}.owner", f"{owner!r} is not one of the players")
-            ja = s.get("jokers_as", {}) or {}
-            if not isinstance(ja, dict):
-                raise ctx.err(f"{where}.jokers_as", "must map jokers to cards")
-            rec.table.append(
-                TableSpread(
-                    sid,
-                    owner,
-                    ctx.cards(s.get("cards"), f"{where}.cards"),
-                    {ctx.card(k, f"{where}.jokers_as"): ctx.card(v, f"{where}.jokers_as.{k}") for k, v in ja.items()},
-                )
-            )
-        to_act = setup.get("to_act")
-        if to_act not in players:
-            raise ctx.err("setup.to_act", f"{to_act!r} is not one of the players")
-        rec.to_act = to_act
-        everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
-        _no_duplicates(ctx, everything, "setup")
-
+    else:  # explicit (the mode was checked above)
+        _read_position(ctx, setup, rec)
     actions = raw.get("actions", [])
     if not isinstance(actions, list):
         raise ctx.err("actions", "must be a list")
-    for i, a in enumerate(actions):
-        rec.actions.append(_parse_action(ctx, a, i, players))
+    rec.actions = [_parse_action(ctx, a, i, players) for i, a in enumerate(actions)]
     return rec
+
+
+def _players(ctx: _Ctx, raw: dict[str, Any]) -> list[str]:
+    """``players``: two or more distinct, valid names."""
+    players = raw.get("players")
+    if not isinstance(players, list) or not players or not all(isinstance(p, str) and p for p in players):
+        raise ctx.err("players", "must be a non-empty list of player names")
+    for i, p in enumerate(players):
+        ctx.name(p, f"players[{i}]", "player name")
+    if len(set(players)) != len(players):
+        raise ctx.err("players", "a player is listed twice")
+    if len(players) < 2:
+        raise ctx.err("players", "a hand needs at least two players")
+    return players
+
+
+def _ruleset(ctx: _Ctx, raw: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """``ruleset``: the variant names and the options (checked against the variants later,
+    when the record is set up under its ruleset)."""
+    ruleset = raw.get("ruleset", {})
+    if not isinstance(ruleset, dict):
+        raise ctx.err("ruleset", "must be an object with variants and options")
+    variants = ruleset.get("variants", [])
+    if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+        raise ctx.err("ruleset.variants", "must be a list of variant names")
+    options = ruleset.get("options", {})
+    if not isinstance(options, dict):
+        raise ctx.err("ruleset.options", "must be an object")
+    return variants, options
+
+
+def _read_position(ctx: _Ctx, setup: dict[str, Any], rec: HandRecord) -> None:
+    """An explicit setup: each player's hand, the stock, the discard pile, the spreads on
+    the table and the player to act, every card once."""
+    players = rec.players
+    hands = setup.get("hands")
+    if not isinstance(hands, dict):
+        raise ctx.err("setup.hands", "must map each player to a list of cards")
+    for p in hands:
+        if p not in players:
+            raise ctx.err(f"setup.hands.{p}", "is not one of the players")
+    rec.hands = {p: ctx.cards(hands.get(p, []), f"setup.hands.{p}") for p in players}
+    rec.stock = ctx.cards(setup.get("stock", []), "setup.stock")
+    rec.discard = ctx.cards(setup.get("discard", []), "setup.discard")
+    table = setup.get("table", [])
+    if not isinstance(table, list):
+        raise ctx.err("setup.table", "must be a list of spreads")
+    seen_ids: set[str] = set()
+    for i, s in enumerate(table):
+        rec.table.append(_table_spread(ctx, s, f"setup.table[{i}]", players, seen_ids))
+    to_act = setup.get("to_act")
+    if to_act not in players:
+        raise ctx.err("setup.to_act", f"{to_act!r} is not one of the players")
+    rec.to_act = to_act
+    everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
+    _no_duplicates(ctx, everything, "setup")
+
+
+def _table_spread(ctx: _Ctx, s: Any, where: str, players: list[str], seen_ids: set[str]) -> TableSpread:
+    """One spread of an explicit table: its id (not one of ``seen_ids``, to which it is
+    added), owner, cards and wild cards' stand-ins."""
+    if not isinstance(s, dict):
+        raise ctx.err(where, "must be an object with id, owner and cards")
+    sid, owner = s.get("id"), s.get("owner")
+    if not isinstance(sid, str) or not sid:
+        raise ctx.err(f"{where}.id", "missing")
+    ctx.name(sid, f"{where}.id", "spread id")
+    if sid in seen_ids:
+        raise ctx.err(f"{where}.id", f"spread id {sid!r} is used twice")
+    seen_ids.add(sid)
+    if not isinstance(owner, str) or owner not in players:
+        raise ctx.err(f"{where}.owner", f"{owner!r} is not one of the players")
+    ja = s.get("jokers_as", {}) or {}
+    if not isinstance(ja, dict):
+        raise ctx.err(f"{where}.jokers_as", "must map jokers to cards")
+    return TableSpread(
+        sid,
+        owner,
+        ctx.cards(s.get("cards"), f"{where}.cards"),
+        {ctx.card(k, f"{where}.jokers_as"): ctx.card(v, f"{where}.jokers_as.{k}") for k, v in ja.items()},
+    )
 
 
 def _no_duplicates(ctx: _Ctx, cards: list[str], where: str) -> None:
@@ -358,7 +373,7 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
     player = a.get("player")
     if player not in players:
         raise ctx.err(f"{where}.player", f"{player!r} is not one of the players")
-    extra = set(a) - _COMMON_FIELDS - _ACTION_FIELDS[action]
+    extra = set(a) - _COMMON_FIELDS - action_fields(action)
     if extra:
         raise ctx.err(where, f"unknown field(s) {', '.join(sorted(extra))} for action {action}")
     fields: dict[str, Any] = {}

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .turn import can, decide, shortcuts, verify_hit, verify_knock, verify_lay_spread
+from .turn import can, decide, verify_hit, verify_knock, verify_lay_spread
 from .errors import IllegalAction
 from .ruleset import Ruleset
 from .spreads import SpreadShape, natural_hit_fits, natural_spread_possible
@@ -129,19 +129,18 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     :func:`legal_actions_checked`)."""
     if not state.in_hand:
         return []
-    if ruleset.has_vetoes:  # the ruleset's own flag (Shortcuts.has_vetoes is a copy of it)
+    if ruleset.has_vetoes:
         return legal_actions_checked(state, ruleset)
     p = state.to_act
-    sc = ruleset.compiled or shortcuts(ruleset)
     if state.drew is None:
         # start of a turn: the turn-start commands that their verify functions accept.
         # Without veto hooks those read nothing of the position but that no card was drawn
         # yet and whether the discard pile holds a card, so their answers are kept per
         # player and that fact (the tests compare every list with decide's verdicts)
         key = (p, not state.discard)
-        legal = sc.turn_start_legal.get(key)
+        legal = ruleset.turn_start_legal.get(key)
         if legal is None:
-            legal = sc.turn_start_legal[key] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
+            legal = ruleset.turn_start_legal[key] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
         return list(legal)
     hand = state.hands[p]
     out: list = []
@@ -150,10 +149,10 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         if _accepts(verify_knock, state, knock, ruleset):
             out.append(knock)
     candidates: Iterable[SpreadShape]
-    if sc.classic_spreads and not natural_spread_possible(hand):
+    if ruleset.natural_spreads and not natural_spread_possible(hand):
         candidates = ()  # the base game's candidates would be empty: the hook is not asked
     else:
-        candidates = sc.spread_candidates(hand)
+        candidates = ruleset.spread_candidates(hand)
     for shape in candidates:
         cards = tuple(shape.cards)
         lay = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
@@ -161,11 +160,11 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
             out.append(lay)
     distinct = dict.fromkeys(hand)
     if state.table:
-        hit_options = sc.hit_options
-        classic = sc.classic_hits
+        hit_options = ruleset.hit_options
+        natural = ruleset.natural_hits
         for spread in state.table.values():
             for card in distinct:
-                if classic and not natural_hit_fits(spread.kind, spread.cards, card):
+                if natural and not natural_hit_fits(spread.kind, spread.cards, card):
                     continue  # the base game's hit rule, asked without raising
                 for joker_as in hit_options(spread, card):
                     hit = Hit(p, card, spread.id, joker_as)

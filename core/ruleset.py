@@ -35,15 +35,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Protocol, Sequence, TypeVar, cast
 
 import pluggy
 
-from . import hookspecs
-from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
 from .cards import is_joker
 from .errors import IllegalAction, RulesetError, SetupError
-from .events import PluginPin, RulesetSpec
+from .events import Payment, PluginPin, RulesetSpec
+from .hookcalls import HookCalls
+from .hookspecs import TonkHooks
+from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .commands import Command, PlayerCommand
+    from .settlement import Ending
+    from .spreads import SpreadShape
+    from .state import Spread, State
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 def _check_int(name: str, value: Any, spec: OptionSpec) -> int:
@@ -150,7 +160,7 @@ class Ruleset:
     def __init__(self, plugins: Sequence[Registered], options: dict[str, Any] | None = None, *, trace: bool = False):
         """``plugins``: the base game first, then the variants in the order named.
         ``trace``: every hook call goes through pluggy's hook caller (so its tracing and
-        call monitoring see it) instead of the compiled direct calls."""
+        call monitoring see it) instead of the compiled direct calls (:mod:`.hookcalls`)."""
         regs = list(plugins)
         if not regs:
             raise RulesetError("a ruleset needs the base game's plugin")
@@ -160,14 +170,12 @@ class Ruleset:
                 raise RulesetError(f"variant {reg.info.name!r} is named twice")
             names.append(reg.info.name)
         self.trace = trace
-        #: the hot hook calls compiled once (``tonk.core.turn.shortcuts``), built on first use
-        self.compiled: Any = None
         self.variants: tuple[str, ...] = tuple(names)
         self.registered: tuple[Registered, ...] = tuple(regs)
         self.base: Registered = regs[0]
 
         pm = pluggy.PluginManager(PROJECT)
-        pm.add_hookspecs(hookspecs)
+        pm.add_hookspecs(TonkHooks)
         for reg in regs:
             pm.register(reg.plugin, name=reg.info.name)
         try:
@@ -176,6 +184,11 @@ class Ruleset:
             raise RulesetError(f"a variant implements a hook that does not exist: {exc}") from None
         self.pm = pm
         self.hook = pm.hook
+        self._calls = HookCalls(pm, trace=trace)
+        #: every first-answer hook, compiled once: ``ruleset.hooks.tonk_settle(ending, state, ruleset)``
+        #: (the spec's arguments, positionally, typed by its spec in :class:`TonkHooks`);
+        #: the collected hooks are asked through :meth:`collect`
+        self.hooks: TonkHooks = cast(TonkHooks, self._calls)
 
         self.option_specs, self.option_owner = declared_options(regs)
         given = dict(options or {})
@@ -194,13 +207,13 @@ class Ruleset:
         self.allow_conflicts: bool = bool(resolved.get("allow_conflicts", False))
         if not self.allow_conflicts:
             self._refuse_declared_conflicts()
-        complaints = [c for c in self.hook.tonk_check_options(options=self.options, variants=list(self.variants)) if c]
+        complaints = [c for c in self.collect(TonkHooks.tonk_check_options, self.options, list(self.variants)) if c]
         if complaints:
             raise RulesetError("; ".join(complaints))
 
         # --- answers that depend only on the options, asked once, of a read-only draft
         draft = RulesetDraft(self.options, self.variants)
-        self.deck: tuple[str, ...] = tuple(self.hook.tonk_deck(ruleset=draft))
+        self.deck: tuple[str, ...] = tuple(self.hooks.tonk_deck(draft))
         if len(set(self.deck)) != len(self.deck):
             raise RulesetError("the deck built by the variants holds a card twice")
         jokers = sum(1 for c in self.deck if is_joker(c))
@@ -208,23 +221,50 @@ class Ruleset:
             raise RulesetError(
                 f"option jokers={self.options.get('jokers')} needs a variant that puts that many jokers in the deck (jokers-wild)"
             )
+        #: the ruleset's deck as a set (a deal's deck must be exactly it)
+        self.deck_set: frozenset[str] = frozenset(self.deck)
         draft = self.draft = RulesetDraft(self.options, self.variants, self.deck)
-        self.points: dict[str, int] = {c: self.hook.tonk_card_points(card=c, ruleset=draft) for c in self.deck}
-        self.player_range: tuple[int, int] = tuple(self.hook.tonk_player_range(ruleset=draft))  # type: ignore[assignment]
-        self.upcard: bool = bool(self.hook.tonk_upcard(ruleset=draft))
-        self.knock_timing: str = self.hook.tonk_knock_timing(ruleset=draft)
+        self.points: dict[str, int] = {c: self.hooks.tonk_card_points(c, draft) for c in self.deck}
+        lo, hi = self.hooks.tonk_player_range(draft)
+        self.player_range: tuple[int, int] = (lo, hi)
+        self.upcard: bool = bool(self.hooks.tonk_upcard(draft))
+        self.knock_timing: str = self.hooks.tonk_knock_timing(draft)
         if self.knock_timing not in ("start_of_turn", "before_discard"):
             raise RulesetError(f"knock timing {self.knock_timing!r} is neither start_of_turn nor before_discard")
         self._deal_sizes: dict[int, int] = {}
-        self.wild_cards: frozenset[str] = frozenset(c for answer in self.hook.tonk_wild_cards(ruleset=draft) for c in answer or ())
+        self.wild_cards: frozenset[str] = frozenset(c for answer in self.collect(TonkHooks.tonk_wild_cards, draft) for c in answer or ())
         if not self.wild_cards <= set(self.deck):
             raise RulesetError("a variant declares wild cards that are not in the deck: " + " ".join(sorted(self.wild_cards - set(self.deck))))
+        # --- what the engine may skip: facts read off the registered implementations
         self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
-        self.has_turn_end = len(self.hook.tonk_turn_end.get_hookimpls()) > 1
+        #: a variant may end the hand after a discard (the base game's answer is always None)
+        self.has_turn_end = not self._base_alone("tonk_turn_end")
+        #: the ledger depends on the final position, not only on the ending (no implementation
+        #: of ``tonk_settle`` takes ``state``: the base game's does not)
+        self.settle_reads_state = any("state" in impl.argnames for impl in self.hook.tonk_settle.get_hookimpls())
+        #: spreads and hits are the base game's alone (the rules of :mod:`tonk.core.spreads`), so
+        #: :mod:`tonk.core.legal` may screen candidates with its predicates before asking the hooks
+        self.natural_spreads = self._base_alone("tonk_spread_candidates")
+        self.natural_hits = self._base_alone("tonk_check_hit") and self._base_alone("tonk_hit_options")
         self.max_turns: int = int(self.options.get("max_turns_per_hand", 0))
+        #: the legal turn-start commands by (player, discard pile empty), kept by :mod:`tonk.core.legal`
+        #: (without veto hooks they depend on nothing else)
+        self.turn_start_legal: dict[tuple[str, bool], tuple[PlayerCommand, ...]] = {}
         if not self.allow_conflicts:
             self._refuse_contradicting_answers()
         self._check_capacity()
+
+    def _base_alone(self, hook_name: str) -> bool:
+        """Whether hook ``hook_name`` is answered by the base game's implementation alone (no
+        variant implements it or wraps it)."""
+        impls = getattr(self.hook, hook_name).get_hookimpls()
+        return len(impls) == 1 and impls[0].plugin is self.base.plugin and not (impls[0].hookwrapper or impls[0].wrapper)
+
+    def collect(self, spec: Callable[Concatenate[TonkHooks, _P], _R], *args: _P.args, **kwargs: _P.kwargs) -> list[_R]:
+        """Every answer (``None`` dropped) of the collected hook ``spec`` (e.g.
+        ``TonkHooks.tonk_veto``), last registered first, typed by its spec."""
+        call: Callable[..., list[_R]] = self._calls.collected[spec.__name__]
+        return call(*args, **kwargs)
 
     # --- composition checks ------------------------------------------------------------
     def _conflict(self, a: str, b: str, why: str) -> RulesetError:
@@ -306,11 +346,11 @@ class Ruleset:
     def infos(self) -> list[VariantInfo]:
         return [r.info for r in self.registered]
 
-    # --- typed hook calls ----------------------------------------------------------------
+    # --- typed hook calls: the answers the engine and the variants ask for ----------------
     def deal_size(self, num_players: int) -> int:
         size = self._deal_sizes.get(num_players)
         if size is None:
-            size = int(self.hook.tonk_deal_size(num_players=num_players, ruleset=self.draft))
+            size = int(self.hooks.tonk_deal_size(num_players, self.draft))
             self._deal_sizes[num_players] = size
         return size
 
@@ -318,39 +358,40 @@ class Ruleset:
         pts = self.points
         return sum(pts[c] for c in cards)
 
-    def initial_tonks(self, hands: dict[str, list[str]], totals: dict[str, int]) -> list[str]:
-        return list(self.hook.tonk_initial_tonks(hands=hands, totals=totals, ruleset=self) or [])
+    def initial_tonks(self, hands: dict[str, tuple[str, ...]], totals: dict[str, int]) -> list[str]:
+        return self.hooks.tonk_initial_tonks(hands, totals, self) or []
 
-    def check_spread(self, cards: list[str], jokers_as: dict[str, str]):
-        return self.hook.tonk_check_spread(cards=cards, jokers_as=jokers_as, ruleset=self)
+    def check_spread(self, cards: list[str], jokers_as: dict[str, str]) -> SpreadShape:
+        return self.hooks.tonk_check_spread(cards, jokers_as, self)
 
-    def check_hit(self, spread, card: str, joker_as: str | None):
-        return self.hook.tonk_check_hit(spread=spread, card=card, joker_as=joker_as, ruleset=self)
+    def check_hit(self, spread: Spread, card: str, joker_as: str | None) -> SpreadShape:
+        return self.hooks.tonk_check_hit(spread, card, joker_as, self)
 
-    def spread_candidates(self, hand: list[str]):
-        return self.hook.tonk_spread_candidates(hand=hand, ruleset=self) or []
+    def spread_candidates(self, hand: list[str]) -> list[SpreadShape]:
+        return self.hooks.tonk_spread_candidates(hand, self) or []
 
-    def hit_options(self, spread, card: str) -> list[str | None]:
-        return self.hook.tonk_hit_options(spread=spread, card=card, ruleset=self) or [None]
+    def hit_options(self, spread: Spread, card: str) -> list[str | None]:
+        return self.hooks.tonk_hit_options(spread, card, self) or [None]
 
-    def veto(self, state, command) -> IllegalAction | None:
+    def veto(self, state: State, command: Command) -> IllegalAction | None:
+        """The first veto of the command (the last registered variant's first), or ``None``."""
         if not self.has_vetoes:
             return None
-        for v in self.hook.tonk_veto(state=state, command=command, ruleset=self):
+        for v in self.collect(TonkHooks.tonk_veto, state, command, self):
             if v is not None:
                 return v
         return None
 
-    def turn_end(self, state, player: str):
+    def turn_end(self, state: State, player: str) -> Ending | None:
         if not self.has_turn_end:
             return None
-        return self.hook.tonk_turn_end(state=state, player=player, ruleset=self)
+        return self.hooks.tonk_turn_end(state, player, self)
 
     def knock_outcome(self, knocker: str, totals: dict[str, int]) -> str:
-        return self.hook.tonk_knock_outcome(knocker=knocker, totals=totals, ruleset=self)
+        return self.hooks.tonk_knock_outcome(knocker, totals, self)
 
-    def settle(self, ending, state) -> list:
-        return list(self.hook.tonk_settle(ending=ending, state=state, ruleset=self) or [])
+    def settle(self, ending: Ending, state: State) -> list[Payment]:
+        return self.hooks.tonk_settle(ending, state, self) or []
 
     def __repr__(self) -> str:
         return f"Ruleset(variants={list(self.variants)!r}, options={self.options!r})"

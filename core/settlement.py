@@ -140,8 +140,7 @@ def settle_classic(ending: Ending, options: dict) -> list[Payment]:
 
 def initial_tonkers(totals: dict[str, int], wanted) -> list[str]:
     """A5.1: the players whose dealt total is one of the ``wanted`` totals (the option
-    ``initial_tonk_totals``), in seat order.  The base game's hook and the deal's direct
-    check both ask this."""
+    ``initial_tonk_totals``), in seat order: the base game's answer to ``tonk_initial_tonks``."""
     return [p for p, t in totals.items() if t in wanted]
 
 

@@ -10,10 +10,12 @@ mutates the state.
 
 from __future__ import annotations
 
-from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from typing import Callable
+
+from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread, PlayerCommand
 from .commitment import commit, draw_blind, is_salt, plain_commitment
 from .dealing import deal, shuffled
-from .errors import IllegalAction, SetupError
+from .errors import IllegalAction, RulesetError, SetupError
 from .events import (
     CardDiscarded,
     CardDrawn,
@@ -26,133 +28,8 @@ from .events import (
     SpreadLaid,
 )
 from .ruleset import Ruleset
-from .settlement import Ending, initial_tonkers, settle_classic
+from .settlement import Ending
 from .state import State, evolve
-
-# --- compiled hook calls -----------------------------------------------------------------
-#
-# ``shortcuts(ruleset)`` resolves each hot hook once per ruleset into a plain
-# function that calls the same implementations, in the same order, with the
-# same first-answer / collected semantics as pluggy's hook caller, using only
-# pluggy's public API (``get_hookimpls()`` and each implementation's
-# ``function`` and ``argnames``).  Only plain implementations qualify (no
-# wrappers, no keyword-only defaults); a ruleset built with ``trace=True``
-# compiles nothing, so every call goes through pluggy (where its tracing and
-# call monitoring see it).  The answers are the same either way.  Why this
-# exists and what it saves: docs/benchmarks.md.
-
-
-def _direct_hook(ruleset: Ruleset, name: str):
-    """A plain function calling first-answer hook ``name``'s implementations like pluggy does, or ``None``."""
-    if ruleset.trace:
-        return None
-    caller = getattr(ruleset.hook, name, None)
-    if caller is None or caller.spec is None:
-        return None
-    spec_args = tuple(caller.spec.argnames)
-    plan = []
-    for impl in reversed(caller.get_hookimpls()):  # pluggy calls the last registered first
-        if impl.hookwrapper or impl.wrapper or impl.kwargnames:
-            return None
-        if any(a not in spec_args for a in impl.argnames):
-            return None
-        plan.append((impl.function, tuple(spec_args.index(a) for a in impl.argnames)))
-    if not plan:
-        return None
-    if len(plan) == 1 and plan[0][1] == tuple(range(len(spec_args))):
-        return plan[0][0]
-
-    def first(*args):
-        for fn, idx in plan:
-            r = fn(*[args[i] for i in idx])
-            if r is not None:
-                return r
-        return None
-
-    return first
-
-
-class Shortcuts:
-    """The hot hook calls of one ruleset, resolved once (see :func:`shortcuts`).
-
-    Each method answers exactly what the ruleset's method of the same name
-    answers.  ``classic_hits`` is true when hits are checked by the base
-    game alone (then a hit can fit only a book of its rank or a run of its
-    suit, which :mod:`tonk.core.legal` uses to skip hopeless candidates);
-    ``classic_spreads`` likewise for the spread candidates.
-    """
-
-    __slots__ = (
-        "ruleset",
-        "knock_outcome",
-        "settle",
-        "initial_tonks",
-        "check_spread",
-        "check_hit",
-        "spread_candidates",
-        "hit_options",
-        "deck_set",
-        "classic_hits",
-        "classic_spreads",
-        "has_vetoes",
-        "settle_reads_state",
-        "initial_tonk_totals",
-        "turn_start_legal",
-    )
-
-    def __init__(self, ruleset: Ruleset):
-        rs = self.ruleset = ruleset
-        direct = not rs.trace  # traced: every call through the ruleset (the reference the tests compare with)
-        _direct = _direct_hook
-        f = _direct(rs, "tonk_knock_outcome")
-        self.knock_outcome = (lambda knocker, totals: f(knocker, totals, rs)) if f else rs.knock_outcome
-        f_settle = _direct(rs, "tonk_settle")
-        self.settle = (lambda ending, state: list(f_settle(ending, state, rs) or [])) if f_settle else rs.settle
-        if direct and _only_classic(rs, "tonk_settle"):
-            # classic.tonk_settle is ``settle_classic(ending, ruleset.options)``, which always
-            # returns a new list: called directly, without the hook function between
-            self.settle = lambda ending, state: settle_classic(ending, rs.options)
-        f_tonks = _direct(rs, "tonk_initial_tonks")
-        self.initial_tonks = (lambda hands, totals: list(f_tonks(hands, totals, rs) or [])) if f_tonks else rs.initial_tonks
-        f_spread = _direct(rs, "tonk_check_spread")
-        self.check_spread = (lambda cards, jokers_as: f_spread(cards, jokers_as, rs)) if f_spread else rs.check_spread
-        f_hit = _direct(rs, "tonk_check_hit")
-        self.check_hit = (lambda spread, card, joker_as: f_hit(spread, card, joker_as, rs)) if f_hit else rs.check_hit
-        f_cands = _direct(rs, "tonk_spread_candidates")
-        self.spread_candidates = (lambda hand: f_cands(hand, rs) or []) if f_cands else rs.spread_candidates
-        f_opts = _direct(rs, "tonk_hit_options")
-        self.hit_options = (lambda spread, card: f_opts(spread, card, rs) or [None]) if f_opts else rs.hit_options
-        self.deck_set = frozenset(rs.deck)
-        self.has_vetoes = bool(rs.has_vetoes)
-        self.classic_hits = _only_classic(rs, "tonk_check_hit") and _only_classic(rs, "tonk_hit_options")
-        self.classic_spreads = _only_classic(rs, "tonk_spread_candidates")
-        # the base game's settlement reads the ending alone, never the position
-        self.settle_reads_state = not _only_classic(rs, "tonk_settle")
-        # the base game's initial-tonk check (classic.tonk_initial_tonks) reads the totals alone:
-        # the totals that are a tonk, or None to ask the hook
-        wanted = rs.options.get("initial_tonk_totals") if direct and _only_classic(rs, "tonk_initial_tonks") else None
-        self.initial_tonk_totals = frozenset(wanted) if wanted is not None else None
-        #: the legal turn-start commands by (player, discard pile empty), filled by tonk.core.legal
-        self.turn_start_legal: dict[tuple[str, bool], tuple] = {}
-
-
-def _only_classic(ruleset: Ruleset, name: str) -> bool:
-    """Whether hook ``name`` is answered by the base game's implementation alone (and the
-    base game is the classic plugin, whose bodies the shortcuts above call directly)."""
-    caller = getattr(ruleset.hook, name, None)
-    if caller is None or ruleset.base.info.name != "classic":
-        return False
-    impls = caller.get_hookimpls()
-    return len(impls) == 1 and impls[0].plugin is ruleset.base.plugin and not (impls[0].hookwrapper or impls[0].wrapper)
-
-
-def shortcuts(ruleset: Ruleset) -> Shortcuts:
-    """The :class:`Shortcuts` of ``ruleset`` (compiled on first use, then kept on the ruleset)."""
-    sc = ruleset.compiled
-    if sc is None:
-        sc = ruleset.compiled = Shortcuts(ruleset)
-    return sc
-
 
 # --- ending a hand ---------------------------------------------------------------------
 
@@ -163,10 +40,9 @@ def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None
     return {p: sum(map(pts.__getitem__, hands[p])) for p in state.players}
 
 
-def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]], sc: Shortcuts | None = None) -> HandEnded:
-    """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left).
-    ``sc``: the ruleset's shortcuts when the caller holds them already (the same object)."""
-    ledger = (sc or shortcuts(ruleset)).settle(ending, state)
+def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
+    """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left)."""
+    ledger = ruleset.hooks.tonk_settle(ending, state, ruleset) or ()
     return HandEnded(
         hand_no=state.hand_no,
         end=ending.end,
@@ -197,11 +73,11 @@ def _hands_after(state: State, player: str, remove: tuple[str, ...] = (), add: t
 def _post_state(state: State, events: list[Event], ruleset: Ruleset | None = None) -> State:
     """The state after ``events`` (on a copy), for settlement hooks that look at the final position.
 
-    With ``ruleset`` given and settled by the base game alone (which reads only the
-    ending, never the position), ``state`` itself is returned instead of a copy: only
-    for events that leave the hand number, the seats and the dealer alone, which is
+    With ``ruleset`` given and a settlement that reads only the ending, never the position
+    (``ruleset.settle_reads_state`` false), ``state`` itself is returned instead of a copy:
+    only for events that leave the hand number, the seats and the dealer alone, which is
     all :func:`end_hand` reads of it then."""
-    if ruleset is not None and not shortcuts(ruleset).settle_reads_state:
+    if ruleset is not None and not ruleset.settle_reads_state:
         return state
     s = state.copy()
     for e in events:
@@ -251,13 +127,11 @@ def knock(state: State, cmd: Knock, ruleset: Ruleset) -> list[Event]:
     verify_knock(state, cmd, ruleset)
     p = cmd.player
     totals = totals_of(state, ruleset)
-    sc = shortcuts(ruleset)
-    outcome = sc.knock_outcome(p, totals)
+    outcome = ruleset.hooks.tonk_knock_outcome(p, totals, ruleset)
     ending = Ending(end="knock", seats=state.players, totals=totals, player=p, outcome=outcome)
     first = Knocked(player=p)
-    # what _post_state(state, [first], ruleset) answers, with the shortcuts already at hand
-    after = _post_state(state, [first]) if sc.settle_reads_state else state
-    return [first, end_hand(after, ruleset, ending, state.hands, sc)]
+    after = _post_state(state, [first]) if ruleset.settle_reads_state else state  # as _post_state(state, [first], ruleset)
+    return [first, end_hand(after, ruleset, ending, state.hands)]
 
 
 def verify_draw_stock(state: State, cmd, ruleset: Ruleset) -> None:
@@ -313,7 +187,7 @@ def verify_lay_spread(state: State, cmd: LaySpread, ruleset: Ruleset):
     for c in cmd.cards:
         if c not in hand:
             raise IllegalAction("CARD_NOT_IN_HAND", "A7.3", f"{c} is not in {p}'s hand")
-    shape = shortcuts(ruleset).check_spread(list(cmd.cards), dict(cmd.jokers_as))
+    shape = ruleset.hooks.tonk_check_spread(list(cmd.cards), dict(cmd.jokers_as), ruleset)
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
     return shape
@@ -336,7 +210,7 @@ def verify_hit(state: State, cmd: Hit, ruleset: Ruleset):
     spread = state.table.get(cmd.target)
     if spread is None:
         raise IllegalAction("NO_SUCH_SPREAD", "A9.1", f"there is no spread {cmd.target!r} on the table")
-    shape = shortcuts(ruleset).check_hit(spread, cmd.card, cmd.joker_as)
+    shape = ruleset.hooks.tonk_check_hit(spread, cmd.card, cmd.joker_as, ruleset)
     if ruleset.has_vetoes:
         _veto(state, cmd, ruleset)
     return spread, shape
@@ -385,6 +259,8 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
         if req is not None:
             ending = _ending(state, ruleset, req.end, req.player, hands)
             if req.end == "knock":
+                if req.player is None:
+                    raise RulesetError("a variant ended the hand by a knock (tonk_turn_end) without naming the knocker")
                 ending.outcome = ruleset.knock_outcome(req.player, ending.totals)
             return [ev, end_hand(after, ruleset, ending, hands)]
     if ruleset.max_turns and state.turn_no >= ruleset.max_turns:
@@ -394,24 +270,18 @@ def discard(state: State, cmd: Discard, ruleset: Ruleset) -> list[Event]:
     return [ev]
 
 
-_ACTIONS = {
-    Knock: knock,
-    DrawStock: draw_stock,
-    DrawDiscard: draw_discard,
-    LaySpread: lay_spread,
-    Hit: hit,
-    Discard: discard,
+#: each player command's rules: its verify function (raising the violation the command
+#: commits) and its action (the verify function, then the events)
+RULES: dict[type[PlayerCommand], tuple[Callable[..., object], Callable[..., list[Event]]]] = {
+    Knock: (verify_knock, knock),
+    DrawStock: (verify_draw_stock, draw_stock),
+    DrawDiscard: (verify_draw_discard, draw_discard),
+    LaySpread: (verify_lay_spread, lay_spread),
+    Hit: (verify_hit, hit),
+    Discard: (verify_discard, discard),
 }
-
-#: each player command's verify function (the rules of that action, raising the violation)
-VERIFY = {
-    Knock: verify_knock,
-    DrawStock: verify_draw_stock,
-    DrawDiscard: verify_draw_discard,
-    LaySpread: verify_lay_spread,
-    Hit: verify_hit,
-    Discard: verify_discard,
-}
+VERIFY = {command: verify for command, (verify, _) in RULES.items()}
+_ACTIONS = {command: action for command, (_, action) in RULES.items()}
 
 
 def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
@@ -427,7 +297,7 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     if cmd.deck is not None:
         deck = tuple(cmd.deck)
         # the same test as comparing sorted lists, since the ruleset's deck holds each card once
-        if len(deck) != len(ruleset.deck) or set(deck) != shortcuts(ruleset).deck_set:
+        if len(deck) != len(ruleset.deck) or set(deck) != ruleset.deck_set:
             raise SetupError("the deck given is not exactly the ruleset's deck (every card once)")
     elif cmd.seed is not None:
         deck = tuple(shuffled(ruleset.deck, cmd.seed))
@@ -472,27 +342,15 @@ def _salted_deal(state: State, salt: str, deck: tuple[str, ...], dealer: str, ha
 
 def initial_tonk_events(state: State, dealt: HandDealt, ruleset: Ruleset) -> list[Event]:
     """A5, B-19: the initial-tonk check right after the deal, before the first turn."""
-    sc = shortcuts(ruleset)
-    wanted = sc.initial_tonk_totals
-    if wanted is not None:  # the base game's check alone: what classic.tonk_initial_tonks answers
-        pts = ruleset.points
-        dealt_hands = dealt.hands
-        # most deals have no initial tonk: look for one total in ``wanted`` first (a plain
-        # loop, no dicts built), then work out all totals only when there is one
-        for p in state.players:
-            if sum(map(pts.__getitem__, dealt_hands[p])) in wanted:
-                break
-        else:
-            return []
-        totals = {p: sum(map(pts.__getitem__, dealt_hands[p])) for p in state.players}
-        tonkers = initial_tonkers(totals, wanted)
-        hands = {p: list(h) for p, h in dealt_hands.items()}
-    else:
-        hands = {p: list(h) for p, h in dealt.hands.items()}
-        totals = totals_of(state, ruleset, hands)  # the seats are the same before and after the deal
-        tonkers = sc.initial_tonks(hands, totals)
-        if not tonkers:
-            return []
+    pts = ruleset.points
+    dealt_hands = dealt.hands
+    totals = {}  # a plain loop: the check follows every deal, and most find no tonk
+    for p in state.players:  # the seats are those of the deal
+        totals[p] = sum(map(pts.__getitem__, dealt_hands[p]))
+    tonkers = ruleset.hooks.tonk_initial_tonks(dealt_hands, totals, ruleset)
+    if not tonkers:
+        return []
+    hands = {p: list(h) for p, h in dealt.hands.items()}
     after = _post_state(state, [dealt])
     if len(tonkers) == 1:
         ending = Ending(end="initial_tonk", seats=state.players, totals=totals, player=tonkers[0])

@@ -92,20 +92,6 @@ def pure_hooks_fixture():
 
 
 # --- PostgreSQL: a throwaway server for the session, a fresh schema per test ------------------
-def _load_pg_cluster():
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    name = "tonk_tests_pg_cluster"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("pg_cluster.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def with_schema(dsn: str, schema: str) -> str:
     """``dsn`` with its ``search_path`` set to ``schema`` (a store per test, one server)."""
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -119,7 +105,7 @@ def with_schema(dsn: str, schema: str) -> str:
 @pytest.fixture(scope="session")
 def pg_server():
     """The DSN of a PostgreSQL server: ``TONK_PG_DSN``, or a throwaway one started for the
-    session (tests/pg_cluster.py) and stopped afterwards.  Skips when there is neither
+    session (tests/support/pg_cluster.py) and stopped afterwards.  Skips when there is neither
     (which fails the run under CI: see ``pytest_runtest_makereport``)."""
     import os
 
@@ -128,7 +114,8 @@ def pg_server():
     if named:
         yield named
         return
-    pg_cluster = _load_pg_cluster()
+    import pg_cluster  # tests/support, shared with bench/bench_postgres.py
+
     if pg_cluster.find_bin() is None:
         pytest.skip("no PostgreSQL server binaries (run .ci/setup-postgres, or set TONK_PG_DSN)")
     cluster = pg_cluster.Cluster.start()

@@ -10,7 +10,8 @@ can override it).
 Variants are found through the entry-point group ``tonk.variants``
 (:mod:`tonk.variants.registry`); a single file can be loaded by path.
 :func:`load_ruleset` turns variant names (or a game's pinned
-:class:`~tonk.core.events.RulesetSpec`) into a :class:`~tonk.core.ruleset.Ruleset`.
+:class:`~tonk.core.events.RulesetSpec`) into a :class:`~tonk.core.ruleset.Ruleset`;
+:func:`build_ruleset` does it from command-line text (``--option K=V``).
 
 The marker and the declarations live in :mod:`tonk.core.plugin` (the engine's
 contract); they are re-exported here for plugin authors.
@@ -25,11 +26,11 @@ from ..core.plugin import PROJECT, OptionSpec, Registered, VariantInfo, hookimpl
 
 def __getattr__(name: str) -> Any:
     # the loaders import the registry, which imports the built-in variants: loaded on first use
-    if name in ("load_ruleset", "RulesetLoader"):
+    if name in ("load_ruleset", "build_ruleset"):
         from . import loading
 
         return getattr(loading, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["hookimpl", "hookspec", "OptionSpec", "VariantInfo", "Registered", "variant_info", "PROJECT", "load_ruleset"]
+__all__ = ["hookimpl", "hookspec", "OptionSpec", "VariantInfo", "Registered", "variant_info", "PROJECT", "load_ruleset", "build_ruleset"]

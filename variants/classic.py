@@ -76,7 +76,7 @@ def tonk_wild_cards(ruleset):
 
 @hookimpl
 def tonk_initial_tonks(hands, totals, ruleset):
-    return initial_tonkers(totals, set(ruleset.options["initial_tonk_totals"]))
+    return initial_tonkers(totals, ruleset.options["initial_tonk_totals"])
 
 
 @hookimpl
@@ -114,7 +114,9 @@ def tonk_knock_outcome(knocker, totals, ruleset):
 
 
 @hookimpl
-def tonk_settle(ending, state, ruleset):
+def tonk_settle(ending, ruleset):
+    # the ledger follows from the ending alone: without ``state`` among its arguments the
+    # engine knows it need not build the final position for it
     return settle_classic(ending, ruleset.options)
 
 

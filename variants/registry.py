@@ -3,14 +3,16 @@
 Each entry point names a module (or object) with a ``VARIANT`` attribute.  The
 built-in catalogue is declared in the project's own ``pyproject.toml`` under
 the same group, so built-ins and third-party variants are found the same way.
-``BUILTIN_MODULES`` is the fallback for a checkout whose installed metadata
-predates a new built-in (an editable install not yet re-installed).
+:func:`builtin_modules` (the package's variant modules) is the fallback for a
+checkout whose installed metadata predates a new built-in (an editable install
+not yet re-installed).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import pkgutil
 import sys
 from functools import lru_cache
 from importlib import metadata
@@ -20,40 +22,19 @@ from typing import Any
 import msgspec
 
 from ..core.errors import RulesetError, UnknownVariant
-from ..core import hookspecs
-from ..core.plugin import PROJECT, Registered, variant_info
+from ..core.hookspecs import HOOK_NAMES
+from ..core.plugin import PROJECT, Registered, VariantInfo, variant_info
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
-#: built-in variants, module paths under tonk.variants (the same list as pyproject.toml's
-#: ``[project.entry-points."tonk.variants"]``; a test keeps the two equal)
-BUILTIN_MODULES: tuple[str, ...] = (
-    "tonk.variants.classic",
-    "tonk.variants.cards_per_player",
-    "tonk.variants.caught_scheme",
-    "tonk.variants.deal_size_by_player_count",
-    "tonk.variants.deuces_wild",
-    "tonk.variants.discard_pick_must_meld",
-    "tonk.variants.double_requires_new_spread",
-    "tonk.variants.face_cards_11_12_13",
-    "tonk.variants.forty_card_deck",
-    "tonk.variants.hit_penalty",
-    "tonk.variants.hit_runs_only",
-    "tonk.variants.initial_tonk_50_only",
-    "tonk.variants.jokers_wild",
-    "tonk.variants.knock_before_discard",
-    "tonk.variants.knock_limit",
-    "tonk.variants.low_initial_tonk",
-    "tonk.variants.mandatory_laydown",
-    "tonk.variants.more_players",
-    "tonk.variants.multiple_initial_tonks_all_paid",
-    "tonk.variants.no_initial_discard",
-    "tonk.variants.no_initial_tonk",
-    "tonk.variants.no_rediscard_of_pick",
-    "tonk.variants.one_hit_per_turn",
-    "tonk.variants.stock_end_immediate",
-    "tonk.variants.stock_tie",
-)
+def builtin_modules() -> list[str]:
+    """The modules of this package that are variants (a ``VARIANT`` attribute), by module
+    name: the fallback for a checkout whose installed entry points predate a new built-in.
+    The list of built-ins is written once, in ``pyproject.toml``'s entry points (a test
+    keeps it equal to what this finds)."""
+    package = sys.modules[__package__]
+    names = [f"{__package__}.{m.name}" for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
+    return [name for name in names if isinstance(getattr(importlib.import_module(name), "VARIANT", None), VariantInfo)]
 
 
 class Registry:
@@ -143,8 +124,6 @@ class Registry:
             raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
 
 
-#: hook names in the order hookspecs.py defines them
-HOOK_NAMES: tuple[str, ...] = tuple(n for n, f in vars(hookspecs).items() if n.startswith("tonk_") and callable(f))
 
 
 def hooks_of(plugin: Any) -> list[str]:
@@ -201,6 +180,6 @@ def default_registry() -> Registry:
         own_version = metadata.version("tonk")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
         own_version = "0"
-    for mod in BUILTIN_MODULES:
+    for mod in builtin_modules():
         reg.add(importlib.import_module(mod), "tonk", own_version, "builtin")
     return reg

@@ -12,7 +12,8 @@ from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, RulesetError
 from tonk.core.cards import RANK_OF
 from tonk.core.commands import Discard, DrawStock, Knock
-from tonk.application.reconsider import build_ruleset, parse_option_pairs, reconsider, to_builtins
+from tonk.application.reconsider import reconsider, to_builtins
+from tonk.variants.loading import build_ruleset, parse_option_pairs
 from tonk.variants import VariantInfo, hookimpl
 from tonk.variants.registry import Registry
 

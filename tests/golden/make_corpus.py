@@ -148,7 +148,8 @@ def _tampered(events: list) -> dict[str, list]:
 def audits(games: dict[str, list]) -> bytes:
     from tonk.application.audit import audit_game
     from tonk.application.audit import audit_pinned
-    from tonk.application.reconsider import build_ruleset, reconsider, to_builtins
+    from tonk.application.reconsider import reconsider, to_builtins
+    from tonk.variants.loading import build_ruleset
     from tonk.storage import EventStore
 
     out: dict[str, Any] = {"rules": {}, "archive": {}, "reconsidered": {}}

@@ -15,7 +15,6 @@ import pytest
 
 from tonk.variants import load_ruleset
 from tonk.core import DealHand, Game, IllegalAction, Ruleset, decide
-from tonk.core.turn import shortcuts
 from tonk.core.legal import candidate_actions, legal_actions, legal_actions_checked
 from sim_helpers import required_options
 from tonk.variants.registry import default_registry
@@ -99,7 +98,7 @@ def test_every_candidate_outside_the_fast_list_is_rejected_by_decide(label, vari
 def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, options):
     fast_rs = _build(variants, options)
     slow_rs = _build(variants, options, trace=True)
-    assert shortcuts(slow_rs).knock_outcome == slow_rs.knock_outcome  # really the slow path
+    assert _through_pluggy(slow_rs) and not _through_pluggy(fast_rs)  # really the two paths
     compared = 0
     for seed in range(4):
         for game in _walk(fast_rs, 200 + seed, hands=4):
@@ -109,10 +108,25 @@ def test_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, optio
     assert compared > 100
 
 
+def _through_pluggy(ruleset: Ruleset) -> bool:
+    """Whether a knock outcome asked of ``ruleset`` goes through pluggy's hook caller (its call
+    monitoring sees it)."""
+    seen: list[str] = []
+    undo = ruleset.pm.add_hookcall_monitoring(lambda name, impls, kwargs: seen.append(name), lambda *a: None)
+    try:
+        ruleset.knock_outcome("a", {"a": 1, "b": 2})
+    finally:
+        undo()
+    return seen == ["tonk_knock_outcome"]
+
+
 def test_the_classic_base_game_uses_direct_calls():
-    sc = shortcuts(load_ruleset())
-    assert sc.classic_hits
-    assert sc.knock_outcome.__name__ == "<lambda>"
+    from tonk.variants import classic
+
+    rs = load_ruleset()
+    assert rs.natural_hits and rs.natural_spreads
+    assert not rs.settle_reads_state and not rs.has_turn_end and not rs.has_vetoes
+    assert rs.hooks.tonk_knock_outcome is classic.tonk_knock_outcome  # the implementation itself, nothing between
 
 
 def test_the_spread_precheck_is_exact_for_natural_hands():
@@ -178,12 +192,11 @@ def test_state_copy_copies_every_slot_and_shares_no_mutable_part():
 
 
 @pytest.mark.parametrize("label,variants,options", rulesets() + [("classic-wide-tonks", (), {"initial_tonk_totals": [20, 30, 35, 40, 49, 50]})])
-def test_deals_with_the_direct_initial_tonk_check_give_the_same_events_as_pluggy(label, variants, options):
-    """The base game's initial-tonk check made directly (no hook call) gives the same deal
-    and the same ending as the hook, on many decks (a wide option makes tonks common)."""
+def test_deals_with_direct_hook_calls_give_the_same_events_as_pluggy(label, variants, options):
+    """The deal and its initial-tonk check give the same events with the direct hook calls as
+    through pluggy, on many decks (a wide option makes tonks common)."""
     fast_rs = _build(variants, options)
     slow_rs = _build(variants, options, trace=True)
-    assert shortcuts(slow_rs).initial_tonk_totals is None  # really the hook
     lo, _hi = fast_rs.player_range
     game = Game.new([f"P{i}" for i in range(1, max(lo, 3) + 1)], ruleset=fast_rs, seed=9)
     rng = random.Random(label)
@@ -196,7 +209,6 @@ def test_deals_with_the_direct_initial_tonk_check_give_the_same_events_as_pluggy
         assert got == decide(game.state, cmd, slow_rs)
         endings += len(got) > 1
     if label == "classic-wide-tonks":
-        assert shortcuts(fast_rs).initial_tonk_totals == frozenset(options["initial_tonk_totals"])
         assert endings > 10
 
 

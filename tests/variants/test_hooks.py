@@ -47,7 +47,7 @@ def ruleset_with(*plugins, options=None, variants=None):
 
 
 def test_every_hook_is_documented_with_its_answer_semantics():
-    specs = {n: f for n, f in vars(hookspecs).items() if n in HOOK_NAMES}
+    specs = {n: vars(hookspecs.TonkHooks)[n] for n in HOOK_NAMES}
     assert len(specs) >= 17
     for name, fn in specs.items():
         doc = inspect.getdoc(fn) or ""
@@ -72,7 +72,7 @@ def test_the_classic_plugin_answers_every_first_answer_hook():
     from tonk.variants import classic
     from tonk.variants.registry import hooks_of
 
-    first = [n for n in HOOK_NAMES if getattr(vars(hookspecs)[n], "tonk_spec")["firstresult"]]
+    first = [n for n in HOOK_NAMES if getattr(vars(hookspecs.TonkHooks)[n], "tonk_spec")["firstresult"]]
     assert set(first) <= set(hooks_of(classic))
 
 
@@ -215,6 +215,16 @@ def test_tonk_turn_end_can_end_the_hand_after_a_discard():
     actions = [act("P1", "draw_stock"), act("P1", "discard", card="9D"), act("P2", "draw_stock"), act("P2", "discard", card="KS"), act("P3", "draw_stock"), act("P3", "discard", card="KD")]
     verdict = judge(record(["one-round"], position(hands, stock="3S 4S 5S"), actions, expected={"end": {"type": "knock", "player": "P3", "outcome": "knocker_caught"}}), registry=reg)
     assert verdict["hand_totals"] == {"P1": 6, "P2": 14, "P3": 15}
+
+
+def test_tonk_turn_end_a_knock_must_name_its_knocker():
+    plug = plugin("nameless-knock", tonk_turn_end=lambda state, player, ruleset: Ending(end="knock", seats=state.players))
+    game = Game.new(["P1", "P2"], ruleset=ruleset_with(plug), seed=3)
+    game.deal()
+    game.play(next(a for a in game.legal_actions() if type(a).__name__ == "DrawStock"))
+    discard = next(a for a in game.legal_actions() if type(a).__name__ == "Discard")
+    with pytest.raises(RulesetError, match="without naming the knocker"):
+        game.play(discard)
 
 
 def test_tonk_knock_outcome_decides_won_or_caught():

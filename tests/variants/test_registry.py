@@ -16,7 +16,7 @@ from tonk.core import Game, RulesetError
 from tonk.application.audit import audit_pinned
 from tonk.core.events import PluginPin, RulesetSpec
 from tonk.variants import OptionSpec, VariantInfo, hookimpl
-from tonk.variants.registry import BUILTIN_MODULES, ENTRY_POINT_GROUP, Registry, default_registry
+from tonk.variants.registry import ENTRY_POINT_GROUP, Registry, builtin_modules, default_registry
 
 ALIASES = {"mandatory-ace-laydown": "mandatory-laydown", "double-for-new-spread": "double-requires-new-spread"}
 
@@ -33,9 +33,10 @@ def test_every_catalogue_variant_is_installed_through_its_entry_point():
         assert reg.canonical(alias) == name
 
 
-def test_pyproject_entry_points_and_the_builtin_fallback_list_agree():
+def test_pyproject_entry_points_declare_every_variant_module_of_the_package():
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][ENTRY_POINT_GROUP]
-    assert sorted(declared.values()) == sorted(BUILTIN_MODULES)
+    assert sorted(declared.values()) == sorted(builtin_modules())
+    assert "tonk.variants.classic" in builtin_modules() and "tonk.variants.registry" not in builtin_modules()
     for name, module in declared.items():
         assert importlib.import_module(module).VARIANT.name == name
     installed = {ep.name for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}

@@ -11,8 +11,10 @@ a temporary directory chowned to that user.  The binaries are Debian's
 another folder); :func:`find_bin` returns ``None`` when there are none
 (``.ci/setup-postgres`` installs them).
 
-Run as a script: ``python tests/pg_cluster.py`` starts a server, prints its
-DSN and stops it on Enter (handy for ``TONK_PG_DSN``).
+The tests import it by name (``tests/support`` is on pytest's ``pythonpath``);
+the benchmarks, run from the checkout's root, as ``tests.support.pg_cluster``.
+Run as a script: ``python tests/support/pg_cluster.py`` starts a server, prints
+its DSN and stops it on Enter (handy for ``TONK_PG_DSN``).
 """
 
 from __future__ import annotations
