@@ -20,7 +20,7 @@ import msgspec
 from .. import web
 
 #: the viewer's modules in dependency order (each imports only modules before it)
-MODULES = ("cards.js", "describe.js", "replay.js")
+MODULES = ("dom.js", "cards.js", "describe.js", "replay.js")
 
 _IMPORT = re.compile(r'^import \{[^}]*\} from "\./[a-z-]+\.js";\n', re.MULTILINE)
 _EXPORT = re.compile(r"^export (?=(const|function|async function|class|let) )", re.MULTILINE)

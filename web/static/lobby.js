@@ -1,15 +1,9 @@
 // The lobby: the served tables, creating one (ruleset from the installed variants with their
 // options, seats, bots, stake) and joining a seat with its token. Text is always set as text.
 import { call, errorText, keepToken } from "./api.js";
+import { el } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (cls) node.className = cls;
-  return node;
-}
 
 function say(text) {
   $("status").textContent = text;

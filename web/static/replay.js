@@ -4,6 +4,7 @@
 // always set as text (textContent), never as markup.
 import { cardElement, cardList } from "./cards.js";
 import { describeEvent, endName } from "./describe.js";
+import { el, signed } from "./dom.js";
 
 const AUDITOR = "*";
 const FORMAT = 1;
@@ -13,17 +14,6 @@ let doc = null;
 let seq = 1;
 let viewer = AUDITOR;
 const drawn = { hand: null, viewer: null };  // what the hands and audit panels were last drawn for
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (cls) node.className = cls;
-  return node;
-}
-
-function signed(n) {
-  return n > 0 ? "+" + n : n < 0 ? "\u2212" + -n : "0";
-}
 
 function perspectiveName(p) {
   return p === AUDITOR ? "the auditor (sees everything)" : p;

@@ -9,6 +9,7 @@
 import { call, errorText, keepToken, tokenFor } from "./api.js";
 import { cardElement, cardList, cardName, cardFace } from "./cards.js";
 import { endName } from "./describe.js";
+import { el, signed } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const table = decodeURIComponent(location.pathname.split("/").pop());
@@ -26,19 +27,8 @@ let ended = false; // the game has ended: the stream is closed for good
 let lost = false; // the server could not be reached; the stream is reconnecting
 let retry = null;
 
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (cls) node.className = cls;
-  return node;
-}
-
 function count(n, noun) {
   return n + " " + noun + (n === 1 ? "" : "s");
-}
-
-function signed(n) {
-  return n > 0 ? "+" + n : n < 0 ? "\u2212" + -n : "0";
 }
 
 function myTurn() {
