@@ -159,6 +159,15 @@ def test_every_statement_is_of_a_rule_rules_md_defines():
             assert r.section in headings, (r.id, r.section)
 
 
+def test_every_ledger_reason_rules_md_names_is_paid_by_a_stated_rule():
+    text = _rules_md()
+    b27 = text[text.index("**B-27") : text.index("- **B-28")]
+    reasons = set(re.findall(r"`([a-z_]+)`", b27[b27.index("reasons:") :]))
+    assert {"initial_tonk", "caught_penalty", "stock_exhausted_low"} <= reasons
+    for reason in reasons:
+        assert payment_rule(reason) in STATED, reason
+
+
 def test_the_ids_that_are_no_rule_of_the_game_are_those_the_audit_documents():
     record_ids = {r.id for r in RULES if r.section == RECORD_SECTION}
     assert record_ids == {"log", "chain"}
