@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..core.rule_statements import RULES, RuleStatement, UnknownRule, rule
+# the statements are imported when the command runs (`tonk --help` loads no engine module)
 from .app import app, reported
 from .render import console, print_json, safe
+
+if TYPE_CHECKING:
+    from ..core.rule_statements import RuleStatement
 
 
 def find_rule(rule_id: str) -> RuleStatement:
     """The rule a user names: its id as verdicts print it (``A7.4``, ``V:knock-limit``), in
     any case, or a house rule's bare name (``knock-limit``)."""
+    from ..core.rule_statements import RULES, UnknownRule, rule
+
     by_folded = {r.id.casefold(): r.id for r in RULES}
     for candidate in (rule_id, f"V:{rule_id}"):
         known = by_folded.get(candidate.casefold())
@@ -59,6 +64,8 @@ def rules_cmd(
     (written from rules.md).
 
     ID: show one rule (A7.4, V:knock-limit or knock-limit) with its section of rules.md."""
+    from ..core.rule_statements import RULES
+
     with reported():
         chosen = [find_rule(rule_id)] if rule_id is not None else list(RULES)
     if json_out:
