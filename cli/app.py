@@ -165,6 +165,7 @@ from . import games_cmd as _games_cmd  # noqa: E402,F401
 from . import replay_cmd as _replay_cmd  # noqa: E402,F401
 from . import audit_cmd as _audit_cmd  # noqa: E402,F401
 from . import variants_cmd as _variants_cmd  # noqa: E402,F401
+from . import rules_cmd as _rules_cmd  # noqa: E402,F401
 from . import store_cmd as _store_cmd  # noqa: E402,F401
 from . import copy_cmd as _copy_cmd  # noqa: E402,F401
 from . import evidence_cmd as _evidence_cmd  # noqa: E402,F401
