@@ -223,3 +223,61 @@ def test_the_lobby_needs_no_token_in_any_request_it_makes_but_the_header(page, s
     with pytest.raises(urllib.error.HTTPError) as refused:  # and without it, nothing closes
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 401
+
+
+def end_the_game(base: str, table: str, token: str) -> None:
+    """Ann plays (a knock whenever she may: her table has one hand) until the game has ended."""
+    body = {}
+    for n in range(500):
+        view = api(base, "GET", f"/tables/{table}/view", token)
+        if view["status"] == "ended":
+            return
+        legal = view["legal"]
+        assert legal, view
+        move = next((a for a in legal if a["action"] == "knock"), legal[0])
+        body = {k: v for k, v in move.items() if k != "player" and v not in (None, {})}
+        body.update(version=view["version"], command_id=f"end-{n}")
+        request = urllib.request.Request(
+            f"{base}/tables/{table}/commands", data=json.dumps(body).encode(), method="POST", headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+        )
+        urllib.request.urlopen(request, timeout=20).read()
+    raise AssertionError("the game did not end")
+
+
+def test_the_host_starts_a_rematch_from_the_lobby_and_a_player_joins_it(chromium, service):
+    base, db = service
+    host_device = chromium.new_context()
+    page = host_device.new_page()
+    open_lobby(page, base)
+    page.fill("#hand-limit", "1")
+    page.click("#create")
+    expect(page.locator("#created .tokens")).to_be_visible(timeout=20000)
+    link = page.input_value("#seat-link-ann")
+    table, token = re.fullmatch(rf"{re.escape(base)}/play/([^#?]+)#token=(.+)", link).groups()
+    player_device = chromium.new_context()  # ann, on her own device, from her seat link
+    mine = player_device.new_page()
+    mine.goto(link)
+    expect(mine.locator("#connection")).to_have_text(re.compile("connected|the game has ended"), timeout=20000)
+    end_the_game(base, table, token)
+    page.click("#refresh")
+    ended = page.locator(f'#tables-ended li[data-table="{table}"]')
+    expect(ended.get_by_role("button", name="Join the rematch")).to_have_count(0)  # the host holds no seat here
+    ended.get_by_role("button", name="Rematch").click()
+    expect(page.locator("#status")).to_contain_text("Rematch started: table ", timeout=20000)
+    new = api(base, "GET", "/tables")["tables"]
+    rematch = next(t for t in new if t["rematch_of"] == table)
+    assert rematch["players"] == ["ann", "bob", "cy"] and rematch["bots"] == {"bob": "greedy", "cy": "greedy"}
+    expect(ended.get_by_role("button", name="Rematch")).to_have_count(0)  # one rematch
+    if rematch["status"] != "ended":  # (a deal may end a one-hand game at once)
+        expect(page.locator(f'#tables-open li[data-table="{rematch["table"]}"]').get_by_role("button", name="Close table")).to_be_visible()
+    # ann's device: the lobby offers her the rematch; joining keeps her new token and sits her down
+    mine.goto(base + "/")
+    mine.wait_for_selector("body[data-ready=true]")
+    mine.locator(f'#tables-ended li[data-table="{table}"]').get_by_role("button", name="Join the rematch").click()
+    mine.wait_for_url(f"{base}/play/{rematch['table']}")
+    expect(mine.locator("#whoami")).to_have_text(f"You are ann at table {rematch['table'][:8]}.", timeout=20000)
+    kept = mine.evaluate("(t) => localStorage.getItem('tonk-token:' + t)", rematch["table"])
+    assert kept and kept != token
+    assert api(base, "GET", f"/tables/{rematch['table']}/view", kept)["seat"] == "ann"
+    host_device.close()
+    player_device.close()

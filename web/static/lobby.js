@@ -62,6 +62,12 @@ function tableItem(t) {
   if (mine) actions.append(link(t.status === "ended" ? "Your seat (ended)" : "Back to your seat", "/play/" + encodeURIComponent(t.table)));
   if (t.status === "ended") {
     actions.append(link("Replay", "/games/" + encodeURIComponent(t.table)));
+    if (t.rematch) {
+      actions.append(el("span", "rematch: " + t.rematch.slice(0, 8), "hint"));
+      if (mine) actions.append(button("Join the rematch", () => joinRematch(t.table, mine)));
+    } else if (hosted) {
+      actions.append(button("Rematch", () => startRematch(t.table, hosted)));
+    }
   } else {
     if (!mine) {
       const join = button("Join with a token", () => { $("join-table").value = t.table; $("join-token").focus(); });
@@ -84,6 +90,24 @@ function button(text, onClick) {
   b.type = "button";
   b.addEventListener("click", onClick);
   return b;
+}
+
+// The host starts a new game with the same seats and rules; its new host token is kept here.
+async function startRematch(table, hostToken) {
+  const result = await call("POST", "/tables/" + encodeURIComponent(table) + "/rematch", { token: hostToken });
+  if (!result.ok) return say("error: " + errorText(result));
+  keepHostToken(result.data.table, result.data.host_token);
+  say("Rematch started: table " + result.data.table.slice(0, 8) + ". Each player joins it from their seat at the ended table (\u201cJoin the rematch\u201d).");
+  await loadTables();
+}
+
+// A seat's new token at the rematch is in that seat's own view of the ended table.
+async function joinRematch(table, token) {
+  const result = await call("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
+  if (!result.ok) return say("error: " + errorText(result));
+  const rematch = result.data.rematch;
+  if (!rematch || !rematch.token) return say("error: this table has no rematch for your seat");
+  play(rematch.table, rematch.token);
 }
 
 async function closeTable(table, hostToken) {
