@@ -39,7 +39,7 @@ async function loadTables() {
     }
   }
   const box = document.createDocumentFragment();
-  box.append(el("h3", "In play (" + open.children.length + ")"));
+  box.append(el("h3", "Waiting for a move or in play (" + open.children.length + ")"));
   box.append(open.children.length ? open : el("p", "None.", "empty"));
   box.append(el("h3", "Ended (" + ended.children.length + ")"));
   box.append(ended.children.length ? ended : el("p", "None.", "empty"));
