@@ -53,6 +53,26 @@ class CreatedTable(msgspec.Struct, frozen=True):
     commitment: HandCommitment | None = None
 
 
+class RematchedTable(msgspec.Struct, frozen=True):
+    """The answer to the host's rematch: the new table (same seats and rules) and its host
+    token, shown once.  No seat's token: each seat finds its own in its view of the ended
+    table (:class:`RematchLink`)."""
+
+    table: str
+    version: int
+    host_token: str
+    rematch_of: str
+    commitment: HandCommitment | None = None
+
+
+class RematchLink(msgspec.Struct, frozen=True):
+    """In a seat's view of an ended table: the rematch the host started, and the seat's token
+    there (derived from the token the request presented; none on a stream opened by its cookie)."""
+
+    table: str
+    token: str | None = None
+
+
 class SeatView(msgspec.Struct, frozen=True):
     """What one seat may see now: the engine's view, the legal actions when it is this seat's
     turn, the event version to send with a command, the last ended hand in full, and the
@@ -69,6 +89,7 @@ class SeatView(msgspec.Struct, frozen=True):
     legal: list[Any]
     last_hand: dict[str, Any] | None = None
     commitment: HandCommitment | None = None
+    rematch: RematchLink | None = None
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -124,6 +145,12 @@ class Unavailable(TableError):
     ``evidence`` extra or without the store's signing key); the message says why."""
 
     kind = "unavailable"
+
+
+class RematchExists(TableError):
+    """A table whose rematch the host has started already (one rematch per ended game)."""
+
+    kind = "conflict"
 
 
 class StillInPlay(TableError):

@@ -31,6 +31,9 @@ another node's (:meth:`Tables.catch_up`, or a read that folds the table again).
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import random
 import secrets
 import time
@@ -65,8 +68,12 @@ from .table_types import (
     CreatedTable,
     Forbidden,
     HandCommitment,
+    RematchedTable,
+    RematchExists,
+    RematchLink,
     SeatView,
     StaleVersion,
+    StillInPlay,
     TableError,
     TableOver,
     TableSettings,
@@ -142,21 +149,45 @@ class Tables:
     def create(self, settings: TableSettings) -> CreatedTable:
         """Start a table: record the game, deal the first hand, let the bots play up to the
         first human turn.  The seat tokens are returned here and nowhere else."""
+        table, tokens, host_token = self._start(settings, people_tokens=True, links={})
+        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token, commitment=_commitment(table))
+
+    def rematch(self, table_id: str, seat: str, admit: Callable[[], None] = lambda: None) -> RematchedTable:
+        """The host starts a new game with the ended table's seats and settings (rules, bots,
+        hand limit, turn timer).  Its seats get no token here: each seat's is derived from
+        that seat's token at the ended table (:func:`rematch_token`) and recorded when the seat
+        reads its view there with it (:meth:`view`); the host gets a new host token.
+        ``admit()`` is called once the rematch may be started, before it is (the service's
+        caps on tables in play raise there)."""
+        table = self.fresh(table_id)
+        if seat != HOST:
+            raise Forbidden("only the table's host token can start a rematch")
+        if not table.game.state.game_over:
+            raise StillInPlay("the game at this table is still in play: a rematch starts once it has ended", current_version=table.version)
+        linked = (self.seats.settings(table_id) or {}).get("rematch")
+        if linked:
+            raise RematchExists(f"this table's rematch is table {linked} already")
+        admit()
+        new, _, host_token = self._start(table.settings, people_tokens=False, links={"rematch_of": table_id})
+        self.seats.link_rematch(table_id, new.id)
+        return RematchedTable(table=new.id, version=new.version, host_token=host_token, rematch_of=table_id, commitment=_commitment(new))
+
+    def _start(self, settings: TableSettings, *, people_tokens: bool, links: dict[str, str]) -> tuple[Table, dict[str, str], str]:
         _check_settings(settings)
         ruleset = self._load_ruleset(list(settings.variants), dict(settings.options))
         ruleset.check_seats(len(settings.seats))  # the seat range is the ruleset's (core.ruleset)
         seed = secrets.randbits(63)  # only the cut for the first dealer uses it
         game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()))
-        tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots}
+        tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots} if people_tokens else {}
         host_token = secrets.token_urlsafe(32)
-        self.seats.register(game.game_id, msgspec.to_builtins(settings), {**tokens, HOST: host_token})
+        self.seats.register(game.game_id, {**msgspec.to_builtins(settings), **links}, {**tokens, HOST: host_token})
         table = Table(Game(ruleset), settings, [], {}, False)
         table.listeners = self._listeners.setdefault(game.game_id, set())
         with self._batch(table, ""):
             self._stage(table, list(game.events))
             self._advance(table)
         self._keep(table)
-        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token, commitment=_commitment(table))
+        return table, tokens, host_token
 
     # --- finding and loading -----------------------------------------------------------
     def table(self, table_id: str) -> Table:
@@ -221,7 +252,7 @@ class Tables:
         raw = self.seats.settings(table_id) if isinstance(table_id, str) else None
         if raw is None:
             raise UnknownTable(f"no table {table_id!r}")
-        settings = msgspec.convert(raw, TableSettings)
+        settings = msgspec.convert({k: v for k, v in raw.items() if k not in _LINKS}, TableSettings)
         hashes: list[str] = []
         command_seqs: dict[str, tuple[int, int]] = {}
         events: list[Event] = []
@@ -275,7 +306,16 @@ class Tables:
                 continue  # registered, its first append not made (a failed create)
             status = "ended" if row["status"] == "ended" else "closing" if closed else "playing"
             out.append(
-                {"table": table_id, "players": row["players"], "bots": dict(settings.get("bots") or {}), "status": status, "version": row["events"], "hand_no": row["hands"]}
+                {
+                    "table": table_id,
+                    "players": row["players"],
+                    "bots": dict(settings.get("bots") or {}),
+                    "status": status,
+                    "version": row["events"],
+                    "hand_no": row["hands"],
+                    "rematch": settings.get("rematch"),
+                    "rematch_of": settings.get("rematch_of"),
+                }
             )
         return out
 
@@ -306,10 +346,15 @@ class Tables:
         return seat
 
     # --- reading -----------------------------------------------------------------------
-    def view(self, table_id: str, seat: str) -> SeatView:
+    def view(self, table_id: str, seat: str, token: str | None = None) -> SeatView:
+        """The seat's view; of an ended table whose host started a rematch, it names the
+        rematch and, when ``token`` (the seat's, as presented) is given, the seat's token there,
+        whose hash is recorded at the rematch then (only this seat's request can: it is
+        derived from this seat's token, which the store does not hold)."""
         table = self.fresh(table_id)
         if seat == HOST:
             raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
+        rematch = self._rematch_link(table, seat, token) if table.game.state.game_over else None
         state = table.game.state
         legal = legal_actions(state, table.game.ruleset) if state.in_hand and state.to_act == seat else []
         return SeatView(
@@ -324,7 +369,18 @@ class Tables:
             legal=[msgspec.to_builtins(c) for c in legal],
             last_hand=_last_hand(table),
             commitment=_commitment(table),
+            rematch=rematch,
         )
+
+    def _rematch_link(self, table: Table, seat: str, token: str | None) -> RematchLink | None:
+        new = (self.seats.settings(table.id) or {}).get("rematch")
+        if not new:
+            return None
+        if token is None or seat in table.bots:
+            return RematchLink(table=new)
+        mine = rematch_token(token, new, seat)
+        self.seats.add_token(new, seat, mine)  # once: a seat keeps the first hash recorded
+        return RematchLink(table=new, token=mine)
 
     def items(self, table_id: str, viewer: str, after: int = 0) -> list[StreamItem]:
         """The stored events after seq ``after`` as ``viewer`` may see them (a seat's name;
@@ -527,6 +583,19 @@ class Tables:
             table.turn_started = self.clock()
 
 
+#: the keys of a table's stored settings that link it to its rematch, not settings of its game
+_LINKS = ("rematch", "rematch_of")
+
+
+def rematch_token(token: str, rematch: str, seat: str) -> str:
+    """``seat``'s token at the table ``rematch``, derived from its token at the ended table:
+    ``b64url(HMAC-SHA256(key = token, "tonk-rematch-v1\n" rematch "\n" seat))``.  Only the
+    holder of the seat's token (and the server while that token is presented) can compute it;
+    the store, which keeps hashes only, cannot."""
+    mac = hmac.new(token.encode("utf-8"), f"tonk-rematch-v1\n{rematch}\n{seat}".encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+
+
 def _same_command(recorded: Any, asked: Any) -> bool:
     """Whether a request asks for the command recorded (a spread's cards in any order)."""
     if type(recorded) is not type(asked):
@@ -594,4 +663,4 @@ def _last_hand(table: Table) -> dict[str, Any] | None:
     return None
 
 
-__all__ = ["Tables", "Table", "StreamItem", "IllegalAction"]
+__all__ = ["Tables", "Table", "StreamItem", "IllegalAction", "rematch_token"]

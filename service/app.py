@@ -6,6 +6,8 @@ Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 * ``GET /tables/{id}/view``: the seat's view (Bearer token).
 * ``POST /tables/{id}/commands``: a seat's command, with the version it saw and a command id.
 * ``POST /tables/{id}/close``: the host closes the table (host token).
+* ``POST /tables/{id}/rematch``: the host starts a new game with the same seats and rules once
+  the game has ended (host token); each seat finds its own new token in its view.
 * ``POST /tables/{id}/session``: exchange the token for an HttpOnly cookie that opens only
   the seat's stream (a ticket of ``.stream_ticket``, for EventSource), never the token.
 * ``GET /tables/{id}/events``: the seat's live stream (SSE); ``GET /tables/{id}/spectate``.
@@ -38,7 +40,19 @@ from litestar.openapi import OpenAPIConfig
 from litestar.params import Parameter
 from litestar.types import ASGIApp
 
-from ..application.table_types import HOST, SPECTATOR, BadToken, Forbidden, CommandResult, CreatedTable, SeatView, StillInPlay, TableError, TableSettings
+from ..application.table_types import (
+    HOST,
+    SPECTATOR,
+    BadToken,
+    CommandResult,
+    CreatedTable,
+    Forbidden,
+    RematchedTable,
+    SeatView,
+    StillInPlay,
+    TableError,
+    TableSettings,
+)
 from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookie
@@ -133,7 +147,7 @@ async def list_tables(request: Request) -> dict[str, Any]:
 @get("/tables/{table_id:str}/view", summary="The seat's view")
 async def seat_view(table_id: str, request: Request) -> SeatView:
     seat = _seat(request, table_id)
-    return _tables(request).view(table_id, seat)
+    return _tables(request).view(table_id, seat, bearer_token(request.headers))
 
 
 @get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
@@ -156,6 +170,17 @@ async def close_table(table_id: str, request: Request) -> ClosedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
+
+
+@post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin])
+async def rematch_table(table_id: str, request: Request) -> RematchedTable:
+    await read_fields(request)
+    seat = _seat(request, table_id)
+    slots: TableSlots = request.app.state.slots
+    client = client_address(request)
+    created = _tables(request).rematch(table_id, seat, admit=lambda: slots.check(client))
+    slots.hold(_tables(request), created.table, client)
+    return created
 
 
 @post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
@@ -277,7 +302,7 @@ def create_app(config: ServiceConfig) -> Litestar:
             store.close()
 
     return Litestar(
-        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
+        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State(

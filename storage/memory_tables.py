@@ -103,6 +103,15 @@ class MemorySeatTables:
             if game_id in self._db.served:
                 self._db.served[game_id][1] = True
 
+    def set_settings(self, game_id: str, settings: str) -> None:
+        with self._db.lock:
+            if game_id in self._db.served:
+                self._db.served[game_id][0] = settings
+
+    def add_token_hash(self, game_id: str, seat: str, token_hash: str) -> None:
+        with self._db.lock:
+            self._db.tokens.setdefault((game_id, seat), token_hash)
+
     def listing(self) -> list[tuple[str, str, bool]]:
         with self._db.lock:
             return [(gid, str(s), bool(closed)) for gid, (s, closed) in self._db.served.items()]

@@ -86,6 +86,14 @@ class SeatTables(Protocol):
 
     def mark_closed(self, game_id: str) -> None: ...
 
+    def set_settings(self, game_id: str, settings: str) -> None:
+        """Replace the table's settings (JSON text): the service links a table to its rematch."""
+        ...
+
+    def add_token_hash(self, game_id: str, seat: str, token_hash: str) -> None:
+        """Record the seat's token hash at the table unless the seat has one already."""
+        ...
+
     def listing(self) -> list[tuple[str, str, bool]]:
         """(game_id, settings, closed) of every table, in the order they were created."""
         ...
@@ -137,6 +145,14 @@ class SqlSeatTables:
     def mark_closed(self, game_id: str) -> None:
         with self._writing() as sql:
             sql.execute("UPDATE served_tables SET closed = 1 WHERE game_id = ?", (game_id,))
+
+    def set_settings(self, game_id: str, settings: str) -> None:
+        with self._writing() as sql:
+            sql.execute("UPDATE served_tables SET settings = ? WHERE game_id = ?", (settings, game_id))
+
+    def add_token_hash(self, game_id: str, seat: str, token_hash: str) -> None:
+        with self._writing() as sql:
+            sql.execute("INSERT INTO seat_tokens (game_id, seat, token_hash) VALUES (?, ?, ?) ON CONFLICT (game_id, seat) DO NOTHING", (game_id, seat, token_hash))
 
     def listing(self) -> list[tuple[str, str, bool]]:
         return [(r[0], r[1], bool(r[2])) for r in self._rows("SELECT game_id, settings, closed FROM served_tables ORDER BY {order}")]
@@ -191,6 +207,19 @@ class SeatStore:
 
     def mark_closed(self, game_id: str) -> None:
         self._tables.mark_closed(game_id)
+
+    def link_rematch(self, game_id: str, rematch: str) -> None:
+        """Name ``rematch`` in the settings of the table ``game_id`` (its game ended; the host
+        started the rematch): the seats' views of the ended table then name it."""
+        settings = self.settings(game_id)
+        if settings is None:
+            raise StoreError(f"{self._path}: no table {game_id} to link to its rematch")
+        self._tables.set_settings(game_id, json.dumps({**settings, "rematch": rematch}, sort_keys=True))
+
+    def add_token(self, game_id: str, seat: str, token: str) -> None:
+        """Record the hash of ``seat``'s token at the table, unless the seat has a token already
+        (a rematch's seat: its token is known only once the seat asks for it)."""
+        self._tables.add_token_hash(game_id, seat, token_hash(token))
 
     def listing(self) -> list[tuple[str, dict[str, Any], bool]]:
         """``(game_id, settings, closed)`` of every table, in the order they were created."""

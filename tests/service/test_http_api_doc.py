@@ -244,7 +244,7 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
     seen(act, c.act(tid, playing["tokens"][seat], command_body(v["legal"][0], v["version"])))
     seen(act, c.act(gid, ended["tokens"]["ann"], {"action": "draw_stock", "version": 1, "command_id": "late"}))
     seen(act, h.post(f"/tables/{tid}/commands", headers={**auth(ann), "content-type": "text/plain"}, content=b'{"action": "knock"}'))
-    for route, path in (("POST /tables/{id}/session", "session"), ("POST /tables/{id}/close", "close")):
+    for route, path in (("POST /tables/{id}/session", "session"), ("POST /tables/{id}/close", "close"), ("POST /tables/{id}/rematch", "rematch")):
         seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), **json_body}, content=b'{"x": 1}'))
         seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), **json_body}, content=BIG))
         seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), "content-type": "text/plain"}, content=b"{}"))
@@ -255,6 +255,14 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
     seen(close, h.post(f"/tables/{closing['table']}/close", headers=auth(closing["tokens"]["ann"])))
     seen(close, h.post("/tables/no-such-table/close", headers=auth(closing["host_token"])))
     seen(close, h.post(f"/tables/{closing['table']}/close", headers=auth(closing["host_token"])))
+
+    rematch, over = "POST /tables/{id}/rematch", ended_game(c)
+    seen(rematch, h.post(f"/tables/{over['table']}/rematch", headers=auth("not-a-token")))
+    seen(rematch, h.post(f"/tables/{over['table']}/rematch", headers=auth(over["tokens"]["ann"])))
+    seen(rematch, h.post("/tables/no-such-table/rematch", headers=auth(over["host_token"])))
+    seen(rematch, h.post(f"/tables/{tid}/rematch", headers=auth(host)))  # still in play
+    seen(rematch, h.post(f"/tables/{over['table']}/rematch", headers=auth(over["host_token"])))
+    seen(rematch, h.post(f"/tables/{over['table']}/rematch", headers=auth(over["host_token"])))  # it has one
 
     events, spectate = "GET /tables/{id}/events", "GET /tables/{id}/spectate"
     for t, headers in ((tid, auth(ann)), (tid, {**auth(ann), "Last-Event-ID": "x"}), (tid, auth("not-a-token")), (tid, auth(host)), ("no-such-table", auth(ann))):
@@ -303,18 +311,21 @@ def provoke_limits(start_server, tmp_path: Path, seen: Seen) -> None:
     seen("GET /tables/{id}/receipts", c.receipts(tid, ann))
     seen("POST /tables/{id}/commands", c.act(tid, ann, {"action": "draw_stock", "version": 2, "command_id": "x"}))
     seen("POST /tables/{id}/close", c.http.post(f"/tables/{tid}/close", headers=auth(ann)))
+    seen("POST /tables/{id}/rematch", c.http.post(f"/tables/{tid}/rematch", headers=auth(ann)))
     seen("POST /tables/{id}/session", c.http.post(f"/tables/{tid}/session", headers=auth(ann)))
     seen("GET /tables/{id}/events", stream_status(f"{server.url}/tables/{tid}/events", auth(ann)))
-    provoke_public_limits(start_server, seen)
+    provoke_public_limits(start_server, tmp_path, seen)
 
 
-def provoke_public_limits(start_server, seen: Seen) -> None:
+def provoke_public_limits(start_server, tmp_path: Path, seen: Seen) -> None:
     """429 on every route without a token (a server whose client addresses get one such
     request, then one more each 1000 s), and 503 for a new table on a full server."""
-    full = start_server("--max-tables", "1", "--public-rate", "0")
+    full = start_server("--max-tables", "1", "--public-rate", "0", db=tmp_path / "full.db")
     c = Client(full.url)
+    over = ended_game(c)  # its slot is free again once its game has ended
     seen("POST /tables", c.http.post("/tables", json={"seats": ["a", "b"]}))
     seen("POST /tables", c.http.post("/tables", json={"seats": ["a", "b"]}))
+    seen("POST /tables/{id}/rematch", c.http.post(f"/tables/{over['table']}/rematch", headers=auth(over["host_token"])))
     server = start_server("--public-rate", "0.001", "--public-burst", "1")
     c = Client(server.url)
     created = c.create(seats=["ann", "bob"])

@@ -132,8 +132,8 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(scope="session")
-def browser_context(tmp_path_factory):
-    """One headless Chromium (the system's) with a fresh profile for the session."""
+def playwright_driver():
+    """Playwright, for the session (one per thread: every browser of the tests comes from it)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -141,17 +141,35 @@ def browser_context(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: bash .ci/setup-browser (make test does)")
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1100, "height": 900},
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+        yield p
+
+
+@pytest.fixture
+def chromium(playwright_driver):
+    """A headless Chromium (the system's) of its own, for tests that need several contexts
+    (a device's storage carried from one context to a new one, a second device)."""
+    browser = playwright_driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def browser_context(playwright_driver, tmp_path_factory):
+    """One headless Chromium (the system's) with a fresh profile for the session."""
+    p = playwright_driver
+    context = p.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1100, "height": 900},
+    )
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @pytest.fixture

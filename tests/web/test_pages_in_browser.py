@@ -29,6 +29,13 @@ def open_lobby(page, base: str) -> None:
     page.wait_for_selector("body[data-ready=true]")
 
 
+def open_house_rules(page) -> None:
+    """Open the lobby's house rules (a disclosure after the short form)."""
+    if page.get_attribute("#house-rules", "open") is None:
+        page.click("#house-rules > summary")
+    expect(page.locator("#variants .variant").first).to_be_visible()
+
+
 def submit_and_sit(page, hands: int, screenshots: Path | None = None) -> str:
     """Submit the lobby's form as it is filled in (ann a person, bob and cy bots), check the
     table was created, and sit down as ann; returns the table id."""
@@ -369,6 +376,7 @@ def spread_and_hit(cards: list[str]) -> tuple[list[str], str] | None:
 def test_the_lobby_creates_a_table_with_a_house_rule_its_options_and_the_stake(page, service, runner_json):
     base, db = service
     open_lobby(page, base)
+    open_house_rules(page)
     page.get_by_label(re.compile(r"^hit-penalty: ")).check()
     page.get_by_text("Options of hit-penalty", exact=True).click()
     page.fill("#opt-hit-penalty-turns_per_hit", "3")
@@ -402,6 +410,7 @@ def test_a_required_option_is_sent_as_shown_and_options_of_rules_not_chosen_are_
     sent; an option changed under a house rule that is not ticked is not sent."""
     base, db = service
     open_lobby(page, base)
+    open_house_rules(page)
     page.get_by_label(re.compile(r"^jokers-wild: ")).check()
     page.get_by_text("Options of hit-penalty", exact=True).click()
     page.fill("#opt-hit-penalty-turns_per_hit", "3")  # hit-penalty is not ticked
@@ -566,6 +575,7 @@ def test_the_lobby_reads_well_names_every_control_and_fits_a_phone(page, service
     page.click("#create")  # a table, so the list, the tokens and the status are shown too
     expect(page.locator("#created .tokens")).to_be_visible(timeout=20000)
     expect(page.locator("#tables li")).to_have_count(1)
+    open_house_rules(page)
     for summary in page.locator("#variants summary").all():
         summary.click()  # every variant's options in view
     assert page.locator("#variants details[open]").count() >= 10

@@ -24,11 +24,49 @@ export function errorText(result) {
   return error ? error.message : "the service answered HTTP " + result.status;
 }
 
-// Seat tokens live in this tab's sessionStorage only (never in a URL, never logged).
+// Tokens live in this device's localStorage, one per table (a seat's) and one per table
+// this device hosts: a new tab or a browser restart finds them. Never in a URL sent to the
+// server, never in a cookie, never logged: they travel only in the Authorization header.
+const SEAT = "tonk-token:";
+const HOST = "tonk-host:";
+
+function store() {
+  try {
+    return window.localStorage;
+  } catch (_) {
+    return window.sessionStorage; // storage refused for the origin: this tab only, as before
+  }
+}
+
+// The seat's token for `table`: taken once from a seat link's fragment (#token=..., which
+// a browser never sends to the server), kept, and removed from the address bar; else the kept one.
 export function tokenFor(table) {
-  return sessionStorage.getItem("tonk-token:" + table);
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromLink) {
+    keepToken(table, fromLink);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return keptToken(table);
+}
+
+// The seat's token this device keeps for `table` (null: none).
+export function keptToken(table) {
+  return store().getItem(SEAT + table);
 }
 
 export function keepToken(table, token) {
-  sessionStorage.setItem("tonk-token:" + table, token);
+  store().setItem(SEAT + table, token);
+}
+
+// A seat's link: the table page with the token in the fragment (secret, like the token).
+export function seatLink(table, token) {
+  return location.origin + "/play/" + encodeURIComponent(table) + "#token=" + encodeURIComponent(token);
+}
+
+export function hostTokenFor(table) {
+  return store().getItem(HOST + table);
+}
+
+export function keepHostToken(table, token) {
+  store().setItem(HOST + table, token);
 }

@@ -1,6 +1,8 @@
-// The lobby: the served tables, creating one (ruleset from the installed variants with their
-// options, seats, bots, stake) and joining a seat with its token. Text is always set as text.
-import { call, errorText, keepToken } from "./api.js";
+// The lobby: creating a table (a short form first: seats, bots, stake, hands, turn timer; the
+// house rules, from the installed variants with their options, behind a disclosure with a
+// search), the served tables by state with what this device can do at each (its seat, close
+// the tables it hosts, replay), and joining a seat with its token. Text is always set as text.
+import { call, errorText, hostTokenFor, keepHostToken, keepToken, keptToken, seatLink } from "./api.js";
 import { el } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,30 +23,98 @@ async function loadTables() {
   const select = $("join-table");
   select.replaceChildren();
   if (!tables.length) {
-    $("tables").replaceChildren(el("p", "No table yet: create one below.", "empty"));
+    $("tables").replaceChildren(el("p", "No table yet: create one above.", "empty"));
     return;
   }
-  const list = el("ul", null, "tables");
+  const open = el("ul", null, "tables");
+  open.id = "tables-open";
+  const ended = el("ul", null, "tables");
+  ended.id = "tables-ended";
   for (const t of tables) {
-    const bots = Object.entries(t.bots).map(([seat, kind]) => seat + " (" + kind + " bot)");
-    const people = t.players.filter((p) => !(p in t.bots));
-    const item = el("li");
-    item.append(el("strong", t.players.join(", ")));
-    item.append(" \u2014 " + t.status + ", hand " + t.hand_no + "; people: " + (people.join(", ") || "none") + (bots.length ? "; bots: " + bots.join(", ") : ""));
-    item.append(" ");
-    item.append(el("code", t.table.slice(0, 8)));
-    if (t.status === "ended") {
-      item.append(" ");
-      const replay = el("a", "Replay");
-      replay.href = "/games/" + encodeURIComponent(t.table);
-      item.append(replay);
+    (t.status === "ended" ? ended : open).append(tableItem(t));
+    if (t.status !== "ended") {
+      const option = el("option", t.players.join(", ") + " \u2014 " + t.table.slice(0, 8));
+      option.value = t.table;
+      select.append(option);
     }
-    list.append(item);
-    const option = el("option", t.players.join(", ") + " \u2014 " + t.table.slice(0, 8));
-    option.value = t.table;
-    select.append(option);
   }
-  $("tables").replaceChildren(list);
+  const box = document.createDocumentFragment();
+  box.append(el("h3", "Waiting for a move or in play (" + open.children.length + ")"));
+  box.append(open.children.length ? open : el("p", "None.", "empty"));
+  box.append(el("h3", "Ended (" + ended.children.length + ")"));
+  box.append(ended.children.length ? ended : el("p", "None.", "empty"));
+  $("tables").replaceChildren(box);
+}
+
+const STATUS = { playing: "in play", closing: "closing: ends when the hand in play ends", ended: "ended" };
+
+function tableItem(t) {
+  const bots = Object.entries(t.bots).map(([seat, kind]) => seat + " (" + kind + " bot)");
+  const people = t.players.filter((p) => !(p in t.bots));
+  const item = el("li");
+  item.dataset.table = t.table;
+  item.append(el("strong", t.players.join(", ")));
+  item.append(" \u2014 " + (STATUS[t.status] || t.status) + ", hand " + t.hand_no + "; people: " + (people.join(", ") || "none") + (bots.length ? "; bots: " + bots.join(", ") : "") + " ");
+  item.append(el("code", t.table.slice(0, 8)));
+  const actions = el("span", null, "table-actions");
+  const mine = keptToken(t.table);
+  const hosted = hostTokenFor(t.table);
+  if (mine) actions.append(link(t.status === "ended" ? "Your seat (ended)" : "Back to your seat", "/play/" + encodeURIComponent(t.table)));
+  if (t.status === "ended") {
+    actions.append(link("Replay", "/games/" + encodeURIComponent(t.table)));
+    if (t.rematch) {
+      actions.append(el("span", "rematch: " + t.rematch.slice(0, 8), "hint"));
+      if (mine) actions.append(button("Join the rematch", () => joinRematch(t.table, mine)));
+    } else if (hosted) {
+      actions.append(button("Rematch", () => startRematch(t.table, hosted)));
+    }
+  } else {
+    if (!mine) {
+      const join = button("Join with a token", () => { $("join-table").value = t.table; $("join-token").focus(); });
+      actions.append(join);
+    }
+    if (hosted && t.status === "playing") actions.append(button("Close table", () => closeTable(t.table, hosted)));
+  }
+  item.append(actions);
+  return item;
+}
+
+function link(text, href) {
+  const a = el("a", text);
+  a.href = href;
+  return a;
+}
+
+function button(text, onClick) {
+  const b = el("button", text);
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// The host starts a new game with the same seats and rules; its new host token is kept here.
+async function startRematch(table, hostToken) {
+  const result = await call("POST", "/tables/" + encodeURIComponent(table) + "/rematch", { token: hostToken });
+  if (!result.ok) return say("error: " + errorText(result));
+  keepHostToken(result.data.table, result.data.host_token);
+  say("Rematch started: table " + result.data.table.slice(0, 8) + ". Each player joins it from their seat at the ended table (\u201cJoin the rematch\u201d).");
+  await loadTables();
+}
+
+// A seat's new token at the rematch is in that seat's own view of the ended table.
+async function joinRematch(table, token) {
+  const result = await call("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
+  if (!result.ok) return say("error: " + errorText(result));
+  const rematch = result.data.rematch;
+  if (!rematch || !rematch.token) return say("error: this table has no rematch for your seat");
+  play(rematch.table, rematch.token);
+}
+
+async function closeTable(table, hostToken) {
+  const result = await call("POST", "/tables/" + encodeURIComponent(table) + "/close", { token: hostToken });
+  if (!result.ok) return say("error: " + errorText(result));
+  say(result.data.status === "ended" ? "Table " + table.slice(0, 8) + " closed: its game has ended." : "Table " + table.slice(0, 8) + " is closing: its game ends when the hand in play ends.");
+  await loadTables();
 }
 
 function seatRow(name, kind) {
@@ -113,6 +183,7 @@ async function loadVariants() {
   const box = el("div");
   for (const v of result.data.variants) {
     const group = el("div", null, "variant");
+    group.dataset.search = (v.name + " " + v.summary + " " + v.options.map((o) => o.name + " " + o.help).join(" ")).toLowerCase();
     const id = "variant-" + v.name;
     const options = v.options.filter((o) => o.name !== "base_stake");
     if (v.name === "classic") {
@@ -136,6 +207,21 @@ async function loadVariants() {
     box.append(group);
   }
   $("variants").replaceChildren(box);
+  filterVariants();
+}
+
+// Show only the house rules whose name, summary or options hold every word searched for.
+function filterVariants() {
+  const words = $("variant-search").value.toLowerCase().split(/\s+/).filter(Boolean);
+  const groups = [...document.querySelectorAll("#variants .variant")];
+  let shown = 0;
+  for (const group of groups) {
+    const match = words.every((w) => group.dataset.search.includes(w));
+    group.hidden = !match;
+    if (match) shown += 1;
+  }
+  const chosen = document.querySelectorAll(".variant-check:checked").length;
+  $("variant-count").textContent = (words.length ? shown + " of " + groups.length + " shown" : groups.length + " installed") + (chosen ? "; " + chosen + " chosen" : "");
 }
 
 function optionValue(input) {
@@ -171,7 +257,8 @@ async function createTable(event) {
     from[name] = owner;
   }
   const limit = $("hand-limit").value.trim();
-  const body = { seats, bots, variants, options, hand_limit: limit ? parseInt(limit, 10) : null };
+  const timer = $("turn-timer").value;
+  const body = { seats, bots, variants, options, hand_limit: limit ? parseInt(limit, 10) : null, turn_timer: timer ? Number(timer) : null };
   const result = await call("POST", "/tables", { body });
   if (!result.ok) return say("error: " + errorText(result));
   say("Table created.");
@@ -180,21 +267,27 @@ async function createTable(event) {
 }
 
 function showTokens(created) {
+  keepHostToken(created.table, created.host_token); // this device hosts the table: it may close it
   const box = document.createDocumentFragment();
   box.append(el("h3", "Table " + created.table.slice(0, 8) + " created"));
-  box.append(el("p", "Each seat's token is shown only now: give each person theirs. The host token closes the table."));
+  box.append(el("p", "Each seat's link is shown only now: give each person theirs, and tell them to keep it secret (it holds the seat's token). Opening it sits them down on any device. This device keeps the host token: it may close the table."));
   const list = el("ul", null, "tokens");
   for (const [seat, token] of Object.entries(created.tokens)) {
     const item = el("li");
-    item.append(el("strong", seat + ": "), el("code", token), " ");
-    const button = el("button", "Play as " + seat + " here");
-    button.type = "button";
-    button.addEventListener("click", () => play(created.table, token));
-    item.append(button);
+    const linkId = "seat-link-" + seat;
+    const label = el("label", seat + "'s seat link");
+    label.htmlFor = linkId;
+    const field = el("input", null, "seat-link");
+    field.id = linkId;
+    field.readOnly = true;
+    field.value = seatLink(created.table, token);
+    field.addEventListener("focus", () => field.select());
+    item.append(el("strong", seat + ": "), label, " ", field, " ");
+    item.append(button("Play as " + seat + " here", () => play(created.table, token)));
     list.append(item);
   }
   const host = el("li");
-  host.append(el("strong", "host: "), el("code", created.host_token));
+  host.append(el("strong", "host token: "), el("code", created.host_token));
   list.append(host);
   box.append(list);
   $("created").replaceChildren(box);
@@ -206,6 +299,8 @@ function setUp() {
   seatRow("cy", "greedy");
   $("add-seat").addEventListener("click", () => seatRow("", "person"));
   $("refresh").addEventListener("click", loadTables);
+  $("variant-search").addEventListener("input", filterVariants);
+  $("variants").addEventListener("change", filterVariants);
   $("create-form").addEventListener("submit", createTable);
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
