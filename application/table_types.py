@@ -69,6 +69,7 @@ class SeatView(msgspec.Struct, frozen=True):
     legal: list[Any]
     last_hand: dict[str, Any] | None = None
     commitment: HandCommitment | None = None
+    hand_total: int | None = None  # the seat's hand counted by the ruleset (None when it holds no hand)
 
 
 class CommandResult(msgspec.Struct, frozen=True):

@@ -324,6 +324,7 @@ class Tables:
             legal=[msgspec.to_builtins(c) for c in legal],
             last_hand=_last_hand(table),
             commitment=_commitment(table),
+            hand_total=table.game.ruleset.hand_total(state.hands[seat]) if seat in state.hands else None,
         )
 
     def items(self, table_id: str, viewer: str, after: int = 0) -> list[StreamItem]:

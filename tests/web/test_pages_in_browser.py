@@ -52,9 +52,24 @@ def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = 
 
 
 def wait_my_turn_or_end(page) -> bool:
-    """True when it is ann's turn, False when the game has ended."""
-    expect(page.locator("#turn")).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.)$"), timeout=20000)
-    return page.inner_text("#turn") == "Your turn."
+    """True when it is ann's turn, False when the game has ended; a hand's end, which stays
+    on screen until the player moves on, is passed with its "Next hand" button."""
+    turn = page.locator("#turn")
+    while True:
+        expect(turn).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.|Hand \d+ has ended\.)$"), timeout=20000)
+        text = turn.inner_text()
+        if text in ("Your turn.", "The game has ended."):
+            return text == "Your turn."
+        if text.startswith("Hand ") and page.locator("#next-hand").is_visible():
+            page.click("#next-hand")
+
+
+def knock_and_confirm(page) -> None:
+    """The knock key asks once; Enter answers the question's focused "Yes, knock"."""
+    page.keyboard.press("k")
+    expect(page.locator("#knock-confirm")).to_be_visible()
+    expect(page.locator("#knock-yes")).to_be_focused()
+    page.keyboard.press("Enter")
 
 
 def hand_ended(db: Path, table: str) -> bool:
@@ -242,7 +257,7 @@ def test_once_the_game_has_ended_the_table_never_says_reconnecting(page, server)
     )
     streams: list[str] = []
     page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/events") else None)
-    page.keyboard.press("k")  # a knock at the start of the turn ends the hand, and the game (one hand)
+    knock_and_confirm(page)  # a knock at the start of the turn ends the hand, and the game (one hand)
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
     expect(status).to_have_text("the game has ended")
     server.stop()
@@ -426,13 +441,16 @@ def test_cards_are_selected_and_every_action_reached_with_the_keyboard(page, ser
     toggle_by_keyboard(page, hand[0], "Space")  # Space again unselects
     pressed = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.getAttribute('aria-pressed'))")
     assert pressed == ["false", "true"] + ["false"] * (len(hand) - 2)
-    # the actions follow the hand in the Tab order, each with its key announced
+    # the actions legal now (a turn's start: draw or knock, A7) follow the hand in the Tab
+    # order, each with its key announced; the others are disabled
+    enabled = [a for a in KEYS if page.locator(f"#{a}").is_enabled()]
+    assert enabled == ["draw_stock", "draw_discard", "knock"]
     focus_by_tab(page, "#draw_stock")
     reached = ["draw_stock"]
-    for _ in range(len(KEYS) - 1):
+    for _ in range(len(enabled) - 1):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.id"))
-    assert reached == list(KEYS)
+    assert reached == enabled
     for action, key in KEYS.items():
         assert page.get_attribute(f"#{action}", "aria-keyshortcuts") == key
         assert HINTS[action] in page.inner_text(".hint")
@@ -469,7 +487,7 @@ def test_the_knock_key_knocks_at_the_start_of_the_turn_and_ends_the_hand(page, s
     base, db = service
     table = sit_until_my_turn(page, base, hands=1)
     version = int(page.get_attribute("body", "data-version"))
-    page.keyboard.press("k")
+    knock_and_confirm(page)
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
     expect(page.locator("#last-hand h3")).to_have_text("Hand 1 ended by a knock (ann)")
     assert page.inner_text("#problem") == ""
