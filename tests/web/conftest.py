@@ -132,8 +132,8 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture(scope="session")
-def browser_context(tmp_path_factory):
-    """One headless Chromium (the system's) with a fresh profile for the session."""
+def playwright_session():
+    """Playwright, once for the session (skipped when it or the system's Chromium is missing)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -141,17 +141,34 @@ def browser_context(tmp_path_factory):
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is missing: bash .ci/setup-browser (make test does)")
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1100, "height": 900},
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser_context(playwright_session, tmp_path_factory):
+    """One headless Chromium (the system's) with a fresh profile for the session."""
+    context = playwright_session.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")),
+        executable_path=str(CHROMIUM),
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1100, "height": 900},
+    )
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_session):
+    """The system's headless Chromium, for tests that need several separate browser contexts
+    (two people at one table: each its own cookies and storage, as on two devices)."""
+    browser = playwright_session.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 @pytest.fixture

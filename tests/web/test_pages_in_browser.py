@@ -19,6 +19,7 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
+from table_helpers import KEYS, api, card_name, knock_and_confirm
 
 pytestmark = pytest.mark.browser
 
@@ -62,14 +63,6 @@ def wait_my_turn_or_end(page) -> bool:
             return text == "Your turn."
         if text.startswith("Hand ") and page.locator("#next-hand").is_visible():
             page.click("#next-hand")
-
-
-def knock_and_confirm(page) -> None:
-    """The knock key asks once; Enter answers the question's focused "Yes, knock"."""
-    page.keyboard.press("k")
-    expect(page.locator("#knock-confirm")).to_be_visible()
-    expect(page.locator("#knock-yes")).to_be_focused()
-    page.keyboard.press("Enter")
 
 
 def hand_ended(db: Path, table: str) -> bool:
@@ -198,14 +191,6 @@ def test_a_seats_page_holds_no_other_seats_hidden_cards(page, service, never_see
         assert not leaked, f"{where} holds {leaked}: {text[:2000]}"
 
 
-RANKS = {"A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king"}
-SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-
-
-def card_name(code: str) -> str:
-    return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
-
-
 LOST = "connection lost \u2014 reconnecting\u2026"
 
 
@@ -289,24 +274,6 @@ def test_join_a_seat_from_the_lobby_with_its_token(page, service):
 
 
 # --- house rules from the lobby, keyboard play, accessibility (issue 13) ---------------------------
-
-
-def api(base: str, method: str, path: str, token: str | None = None, body: dict | None = None) -> dict:
-    """A JSON call to the running service, as any client makes it."""
-    import urllib.error
-    import urllib.request
-
-    headers = {"Accept": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    data = None if body is None else json.dumps(body).encode()
-    try:
-        with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers, method=method), timeout=20) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
 
 
 def hand_of(page) -> list[str]:
@@ -426,7 +393,6 @@ def test_a_required_option_is_sent_as_shown_and_options_of_rules_not_chosen_are_
     assert "turns_per_hit" not in ruleset["options"]
 
 
-KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}
 HINTS = {"draw_stock": "d draw", "draw_discard": "p pick up", "knock": "k knock", "spread": "s spread", "hit": "h hit", "discard": "x discard"}
 
 
