@@ -241,3 +241,106 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
         for context, _page, errors in seats.values():
             context.close()
             assert not errors, errors
+
+
+def new_table(base: str, hands: int) -> tuple[str, str]:
+    """A table of ann (a person) and two greedy bots at which ann is to act (the bots play
+    until a person's turn; a tonk on the deal may end the game first: then another table)."""
+    for _ in range(10):
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"bob": "greedy", "cy": "greedy"}, "hand_limit": hands})
+        table, token = created["table"], created["tokens"]["ann"]
+        if api(base, "GET", f"/tables/{table}/view", token)["status"] == "playing":
+            return table, token
+    raise AssertionError("ten tables in a row ended at their first deal")
+
+
+def test_a_page_opened_in_the_third_hand_shows_the_whole_games_log_and_keys_work_from_the_sort(chromium, service):
+    """The backlog: a seat that sits down in the third hand (the first two played over the
+    API) is shown every event since the seating, each with exactly what it may see, the two
+    ended hands folded away; a shortcut key pressed while the sort's select has focus acts."""
+    base, db = service
+    for _ in range(10):
+        table, token = new_table(base, hands=4)
+        seen = api(base, "GET", f"/tables/{table}/view", token)
+        while seen["status"] == "playing" and seen["view"]["hand_no"] < 3:
+            api(base, "POST", f"/tables/{table}/commands", token, {"action": "knock", "version": seen["version"], "command_id": f"k{seen['version']}"})
+            seen = api(base, "GET", f"/tables/{table}/view", token)
+        if seen["status"] == "playing":
+            break
+    else:
+        raise AssertionError("ten tables in a row ended before their third hand")
+    context, page, errors = sit_down(chromium, base, table, "ann", token)
+    try:
+        caught_up(page, seen["version"])
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        entries = page.eval_on_selector_all(
+            "#log li", "els => els.map(e => [Number(e.dataset.seq), e.dataset.type, [...e.querySelectorAll('.card')].map(c => c.getAttribute('aria-label'))])"
+        )
+        assert [e[0] for e in entries] == list(range(1, len(events) + 1))
+        for (seq, kind, labels), event in zip(entries, events):
+            data = event_view(event, "ann")
+            assert kind == data["type"] and labels == [card_name(c) for c in shown_cards(data, "ann")], seq
+        hand_no = seen["view"]["hand_no"]
+        assert page.locator("#log details").count() == 1 + hand_no
+        assert page.locator("#log details[open]").count() == 1
+        assert page.get_attribute("#log details[open]", "data-hand") == str(hand_no)
+        expect(page.locator("#hand-end")).to_be_hidden()  # a page opened mid-hand holds nothing back
+        expect(page.locator("#turn")).to_have_text("Your turn.")
+        page.focus("#sort")
+        page.keyboard.press("d")  # not taken by the select: ann draws from the stock
+        drawn = seen["version"] + 1
+        caught_up(page, drawn)
+        with EventStore.open(db, create=False) as store:
+            last = store.read(table)[-1]
+        assert (event_type(last), last.player, last.source) == ("card_drawn", "ann", "stock")
+        mine = page.locator(f'#log li[data-seq="{drawn}"]')
+        expect(mine).to_contain_text("ann drew ")  # her own draw: she sees her card
+        assert mine.locator(".card").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))") == [card_name(last.card)]
+        expect(page.locator("#sort")).to_have_value("dealt")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium, service):
+    """?pace=250: after ann's discard the bots' moves (which the service played within her
+    command) reach the log no faster than one every 250 ms (a lower bound that a slower
+    machine only widens), each named, ann's own moves at once."""
+    base, db = service
+    table, token = new_table(base, hands=1)
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/play/{table}?pace=250")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+        caught_up(page, api(base, "GET", f"/tables/{table}/view", token)["version"])  # the backlog is shown at once
+        page.evaluate(
+            """() => { window.logged = [];
+            new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+              if (n.tagName === 'LI') window.logged.push([Number(n.dataset.seq), n.dataset.player || null, performance.now()]); })
+              .observe(document.getElementById('log'), {childList: true, subtree: true}); }"""
+        )
+        page.click("#draw_stock")
+        expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
+        page.locator("#hand button.card").last.click()
+        page.click("#discard")
+        final = api(base, "GET", f"/tables/{table}/view", token)["version"]
+        expect(page.locator("body")).to_have_attribute("data-logged", str(final), timeout=WAIT)
+        logged = page.evaluate("window.logged")
+        assert [e[0] for e in logged] == list(range(logged[0][0], final + 1))
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        others = [e for e in events[logged[0][0] - 1:] if getattr(e, "player", None) not in (None, "ann")]
+        assert len(others) >= 2  # the bots' turns after ann's discard
+        for before, after in zip(logged, logged[1:]):
+            if before[1] not in (None, "ann"):  # after another's move the next waits the pace
+                assert after[2] - before[2] >= 245, (before, after)
+    finally:
+        context.close()
+    assert not errors, errors

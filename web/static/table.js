@@ -346,6 +346,7 @@ const queue = []; // in seq order, waiting to be shown
 let queued = 0; // the last seq taken into the queue
 let logged = 0; // the last seq shown in the log
 let pumping = false;
+let nextAt = 0; // when the next paced entry may be shown
 let catchingUp = null;
 
 // Events as the seat saw them ({seq, hash, event, deal}), from the stream, a command's answer
@@ -371,10 +372,13 @@ async function pump() {
   pumping = true;
   try {
     while (queue.length) {
-      const { item, paced } = queue.shift();
+      const { item, paced } = queue[0];
+      const wait = nextAt - performance.now();
+      if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
+      queue.shift();
       logEvent(item);
-      const other = item.event.player && item.event.player !== seat;
-      if (paced && other && PACE > 0 && queue.length) await sleep(PACE);
+      // after another's move the next one waits the pace, whenever it comes
+      if (paced && item.event.player && item.event.player !== seat) nextAt = performance.now() + PACE;
     }
   } finally {
     pumping = false;
