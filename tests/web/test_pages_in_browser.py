@@ -500,10 +500,11 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     expect(row).to_have_count(3)
     assert sorted(row.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")) == sorted(card_name(c) for c in spread)
     assert not set(spread) & set(hand_of(page))
-    check_target_by_keyboard(page, spread_id)
     toggle_by_keyboard(page, hit, "Enter")
+    check_target_by_keyboard(page, spread_id)
     version = page.get_attribute("body", "data-version")
-    page.keyboard.press("h")
+    assert page.evaluate("document.activeElement.name") == "target"
+    page.keyboard.press("h")  # the key acts from the spread's radio too
     wait_moved_on(page, version)
     assert page.inner_text("#problem") == ""
     expect(row).to_have_count(4)

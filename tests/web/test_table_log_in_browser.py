@@ -16,6 +16,7 @@ try:
 except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
     expect = None
 
+from page_checks import CONTRAST
 from table_helpers import KEYS, api, card_name, knock_and_confirm
 
 from tonk.core.views import event_type, event_view
@@ -165,6 +166,8 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
             for seat, page in pages.items():
                 if page.locator("#hand-end").is_visible():
                     check_hand_end(page, seat, last_end, views[seat]["view"]["net"])
+                    if not hand_ends:
+                        assert [m for m in page.evaluate(CONTRAST) if m[1] < 4.5] == []  # WCAG AA
                     page.click("#next-hand")
                     expect(page.locator("#hand-section")).to_be_visible()
                     hand_ends += 1
@@ -189,8 +192,10 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
             if turns_in_hand[key] >= 3:  # a knock at the start of the third turn ends the hand
                 knock_and_confirm(page)
                 knocks_confirmed += 1
+                expect(page.locator("body")).not_to_have_attribute("data-version", str(version), timeout=WAIT)  # played
                 continue
             page.click("#draw_stock")
+            expect(page.locator("body")).not_to_have_attribute("data-version", str(version), timeout=WAIT)  # played
             after_draw = api(base, "GET", f"/tables/{table}/view", tokens[actor])
             if after_draw["view"]["to_act"] != actor:
                 continue  # the draw ended the hand (the empty stock)
@@ -329,7 +334,9 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
         page.click("#draw_stock")
         expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
         page.locator("#hand button.card").last.click()
+        drawn = page.get_attribute("body", "data-version")
         page.click("#discard")
+        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)  # the discard is played
         final = api(base, "GET", f"/tables/{table}/view", token)["version"]
         expect(page.locator("body")).to_have_attribute("data-logged", str(final), timeout=WAIT)
         logged = page.evaluate("window.logged")
@@ -341,6 +348,31 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
         for before, after in zip(logged, logged[1:]):
             if before[1] not in (None, "ann"):  # after another's move the next waits the pace
                 assert after[2] - before[2] >= 245, (before, after)
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_on_a_timed_table_the_hands_end_moves_on_by_itself(chromium, service):
+    """With a turn timer the hand's end is shown a short time (at most 8 s), then the next
+    deal, without a click."""
+    base, db = service
+    for _ in range(10):
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "hand_limit": 2, "turn_timer": 60})
+        table, token = created["table"], created["tokens"]["ann"]
+        seen = api(base, "GET", f"/tables/{table}/view", token)
+        if seen["status"] == "playing" and seen["view"]["hand_no"] == 1:
+            break
+    else:
+        raise AssertionError("ten tables in a row ended their first hand at its deal")
+    context, page, errors = sit_down(chromium, base, table, "ann", token)
+    try:
+        caught_up(page, seen["version"])
+        knock_and_confirm(page)
+        expect(page.locator("#hand-end-heading")).to_have_text("Hand 1 has ended", timeout=WAIT)
+        expect(page.locator("#hand-end")).to_be_hidden(timeout=30000)  # no click
+        expect(page.locator("#hand-section")).to_be_visible()
+        expect(page.locator("#turn")).not_to_have_text("Hand 1 has ended.")
     finally:
         context.close()
     assert not errors, errors
