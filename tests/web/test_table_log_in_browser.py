@@ -130,7 +130,7 @@ def shown_cards(data: dict, seat: str) -> list[str]:
     return []
 
 
-def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, service):
+def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, service, screenshots):
     base, db = service
     for _ in range(10):  # the deal is secret and random: a tonk on the first deal may end the game
         created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"cy": "greedy"}, "hand_limit": 3})
@@ -150,11 +150,18 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
         for _ in range(300):
             views = {seat: api(base, "GET", f"/tables/{table}/view", tokens[seat]) for seat in PEOPLE}
             version = views["ann"]["version"]
-            for page in pages.values():
-                caught_up(page, version)
             with EventStore.open(db, create=False) as store:
                 events = store.read(table)
             last_end = next((e for e in reversed(events) if event_type(e) == "hand_ended"), None)
+            for seat, page in pages.items():
+                expect(page.locator("body")).to_have_attribute("data-version", str(version), timeout=WAIT)
+                if page.locator("#hand-end").is_visible() and views[seat]["status"] == "playing":
+                    # the log stops at the hand's end: the next deal is not shown before "Next hand"
+                    expect(page.locator("#log li").last).to_have_attribute("data-type", "hand_ended", timeout=WAIT)
+                    held = int(page.get_attribute("#log details[open]", "data-hand"))
+                    assert held < views[seat]["view"]["hand_no"] and page.locator(f'#log details[data-hand="{held + 1}"]').count() == 0
+                else:
+                    caught_up(page, version)
             if views["ann"]["status"] == "ended":
                 for seat, page in pages.items():
                     check_hand_end_final = page.locator("#hand-end")
@@ -168,8 +175,14 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
                     check_hand_end(page, seat, last_end, views[seat]["view"]["net"])
                     if not hand_ends:
                         assert [m for m in page.evaluate(CONTRAST) if m[1] < 4.5] == []  # WCAG AA
+                        page.screenshot(path=str(screenshots / "table-hand-end.png"), full_page=True)
+                        page.set_viewport_size({"width": 380, "height": 800})  # a phone: no sideways scrolling
+                        assert page.evaluate("document.documentElement.scrollWidth") <= 380
+                        page.screenshot(path=str(screenshots / "table-hand-end-phone.png"), full_page=True)
+                        page.set_viewport_size({"width": 1100, "height": 900})
                     page.click("#next-hand")
                     expect(page.locator("#hand-section")).to_be_visible()
+                    caught_up(page, version)  # and now the next deal
                     hand_ends += 1
             actor = views["ann"]["view"]["to_act"]
             assert actor in PEOPLE, views["ann"]  # the bot plays within the people's commands

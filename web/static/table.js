@@ -230,6 +230,7 @@ function nextHand() {
   shownHand = current.view.hand_no;
   $("hand-end").hidden = true;
   render(current);
+  pump(); // the next deal's entries
   const first = document.querySelector("#hand button.card");
   (first || $("turn")).focus();
 }
@@ -373,6 +374,8 @@ async function pump() {
   try {
     while (queue.length) {
       const { item, paced } = queue[0];
+      // the next deal waits while the hand's end is on screen ("Next hand" goes on)
+      if (item.event.type === "hand_dealt" && shownHand !== null && item.event.hand_no > shownHand) break;
       const wait = nextAt - performance.now();
       if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
       queue.shift();
