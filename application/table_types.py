@@ -90,6 +90,7 @@ class SeatView(msgspec.Struct, frozen=True):
     last_hand: dict[str, Any] | None = None
     commitment: HandCommitment | None = None
     rematch: RematchLink | None = None
+    hand_total: int | None = None  # the seat's hand counted by the ruleset (None when it holds no hand)
 
 
 class CommandResult(msgspec.Struct, frozen=True):

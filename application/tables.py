@@ -370,6 +370,7 @@ class Tables:
             last_hand=_last_hand(table),
             commitment=_commitment(table),
             rematch=rematch,
+            hand_total=table.game.ruleset.hand_total(state.hands[seat]) if seat in state.hands else None,
         )
 
     def _rematch_link(self, table: Table, seat: str, token: str | None) -> RematchLink | None:

@@ -19,6 +19,7 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
+from table_helpers import KEYS, api, card_name, knock_and_confirm
 
 pytestmark = pytest.mark.browser
 
@@ -59,9 +60,16 @@ def create_in_lobby(page, base: str, hands: int = 1, screenshots: Path | None = 
 
 
 def wait_my_turn_or_end(page) -> bool:
-    """True when it is ann's turn, False when the game has ended."""
-    expect(page.locator("#turn")).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.)$"), timeout=20000)
-    return page.inner_text("#turn") == "Your turn."
+    """True when it is ann's turn, False when the game has ended; a hand's end, which stays
+    on screen until the player moves on, is passed with its "Next hand" button."""
+    turn = page.locator("#turn")
+    while True:
+        expect(turn).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.|Hand \d+ has ended\.)$"), timeout=20000)
+        text = turn.inner_text()
+        if text in ("Your turn.", "The game has ended."):
+            return text == "Your turn."
+        if text.startswith("Hand ") and page.locator("#next-hand").is_visible():
+            page.click("#next-hand")
 
 
 def hand_ended(db: Path, table: str) -> bool:
@@ -190,14 +198,6 @@ def test_a_seats_page_holds_no_other_seats_hidden_cards(page, service, never_see
         assert not leaked, f"{where} holds {leaked}: {text[:2000]}"
 
 
-RANKS = {"A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king"}
-SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-
-
-def card_name(code: str) -> str:
-    return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
-
-
 LOST = "connection lost \u2014 reconnecting\u2026"
 
 
@@ -249,7 +249,7 @@ def test_once_the_game_has_ended_the_table_never_says_reconnecting(page, server)
     )
     streams: list[str] = []
     page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/events") else None)
-    page.keyboard.press("k")  # a knock at the start of the turn ends the hand, and the game (one hand)
+    knock_and_confirm(page)  # a knock at the start of the turn ends the hand, and the game (one hand)
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
     expect(status).to_have_text("the game has ended")
     server.stop()
@@ -281,24 +281,6 @@ def test_join_a_seat_from_the_lobby_with_its_token(page, service):
 
 
 # --- house rules from the lobby, keyboard play, accessibility (issue 13) ---------------------------
-
-
-def api(base: str, method: str, path: str, token: str | None = None, body: dict | None = None) -> dict:
-    """A JSON call to the running service, as any client makes it."""
-    import urllib.error
-    import urllib.request
-
-    headers = {"Accept": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    if body is not None:
-        headers["Content-Type"] = "application/json"
-    data = None if body is None else json.dumps(body).encode()
-    try:
-        with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers, method=method), timeout=20) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
 
 
 def hand_of(page) -> list[str]:
@@ -420,7 +402,6 @@ def test_a_required_option_is_sent_as_shown_and_options_of_rules_not_chosen_are_
     assert "turns_per_hit" not in ruleset["options"]
 
 
-KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}
 HINTS = {"draw_stock": "d draw", "draw_discard": "p pick up", "knock": "k knock", "spread": "s spread", "hit": "h hit", "discard": "x discard"}
 
 
@@ -435,13 +416,16 @@ def test_cards_are_selected_and_every_action_reached_with_the_keyboard(page, ser
     toggle_by_keyboard(page, hand[0], "Space")  # Space again unselects
     pressed = page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.getAttribute('aria-pressed'))")
     assert pressed == ["false", "true"] + ["false"] * (len(hand) - 2)
-    # the actions follow the hand in the Tab order, each with its key announced
+    # the actions legal now (a turn's start: draw or knock, A7) follow the hand in the Tab
+    # order, each with its key announced; the others are disabled
+    enabled = [a for a in KEYS if page.locator(f"#{a}").is_enabled()]
+    assert enabled == ["draw_stock", "draw_discard", "knock"]
     focus_by_tab(page, "#draw_stock")
     reached = ["draw_stock"]
-    for _ in range(len(KEYS) - 1):
+    for _ in range(len(enabled) - 1):
         page.keyboard.press("Tab")
         reached.append(page.evaluate("document.activeElement.id"))
-    assert reached == list(KEYS)
+    assert reached == enabled
     for action, key in KEYS.items():
         assert page.get_attribute(f"#{action}", "aria-keyshortcuts") == key
         assert HINTS[action] in page.inner_text(".hint")
@@ -478,7 +462,7 @@ def test_the_knock_key_knocks_at_the_start_of_the_turn_and_ends_the_hand(page, s
     base, db = service
     table = sit_until_my_turn(page, base, hands=1)
     version = int(page.get_attribute("body", "data-version"))
-    page.keyboard.press("k")
+    knock_and_confirm(page)
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=20000)
     expect(page.locator("#last-hand h3")).to_have_text("Hand 1 ended by a knock (ann)")
     assert page.inner_text("#problem") == ""
@@ -525,10 +509,11 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     expect(row).to_have_count(3)
     assert sorted(row.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")) == sorted(card_name(c) for c in spread)
     assert not set(spread) & set(hand_of(page))
-    check_target_by_keyboard(page, spread_id)
     toggle_by_keyboard(page, hit, "Enter")
+    check_target_by_keyboard(page, spread_id)
     version = page.get_attribute("body", "data-version")
-    page.keyboard.press("h")
+    assert page.evaluate("document.activeElement.name") == "target"
+    page.keyboard.press("h")  # the key acts from the spread's radio too
     wait_moved_on(page, version)
     assert page.inner_text("#problem") == ""
     expect(row).to_have_count(4)

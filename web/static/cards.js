@@ -52,3 +52,13 @@ export function cardList(codes, label) {
   for (const code of codes) ul.append(cardElement(code));
   return ul;
 }
+
+// A sentence of describe.js (plain strings and {card} objects) as text and cards.
+export function sentenceElement(parts) {
+  const p = document.createDocumentFragment();
+  for (const part of parts) {
+    if (typeof part === "string") p.append(document.createTextNode(part));
+    else p.append(cardElement(part.card, "span"));
+  }
+  return p;
+}

@@ -32,6 +32,7 @@ export function describeEvent(ev) {
     }
     case "knocked": return [ev.player + " knocked."];
     case "card_drawn":
+      if (ev.card === "??") return [ev.player + " drew a card from the stock."]; // hidden from this perspective
       return [ev.player + " drew ", { card: ev.card }, " from the " + (ev.source === "discard" ? "discard pile" : "stock") + "."];
     case "empty_stock_called": return [ev.player + " called for the empty stock."];
     case "spread_laid":
@@ -51,4 +52,31 @@ export function describeEvent(ev) {
 
 export function endName(end) {
   return ENDS[end] || String(end);
+}
+
+const OUTCOMES = {
+  knocker_won: "the knocker had the lowest total",
+  knocker_caught: "the knocker was caught: another hand was as low or lower",
+};
+
+const REASONS = {
+  knock_win: "won the knock",
+  caught_penalty: "caught knocking",
+  low_hand: "lowest hand",
+  out_by_discard: "went out by discarding",
+  tonk_out: "tonked out",
+  stock_exhausted: "lowest when the stock ran out",
+  initial_tonk: "initial tonk",
+};
+
+// How a hand ended, in one sentence (hand_ended's fields, never its codes).
+export function endSentence(ev) {
+  let text = "Hand " + ev.hand_no + " ended by " + endName(ev.end) + (ev.player ? " (" + ev.player + ")" : "");
+  if (ev.outcome && OUTCOMES[ev.outcome]) text += "; " + OUTCOMES[ev.outcome];
+  return text + ".";
+}
+
+// One ledger line in words: "bob pays ann 2 (caught knocking)".
+export function paymentSentence(pay) {
+  return pay.from + " pays " + pay.to + " " + pay.amount + " (" + (REASONS[pay.reason] || String(pay.reason).replace(/_/g, " ")) + ")";
 }

@@ -2,7 +2,7 @@
 // engine computed (the replay document of tonk.application.replay_document). It applies
 // no rule: every table it draws is a view the engine produced. Text from the record is
 // always set as text (textContent), never as markup.
-import { cardElement, cardList } from "./cards.js";
+import { cardElement, cardList, sentenceElement } from "./cards.js";
 import { describeEvent, endName } from "./describe.js";
 import { el, signed } from "./dom.js";
 
@@ -64,17 +64,8 @@ function handIndexAt(s) {
 
 // --- drawing ----------------------------------------------------------------------------------
 
-function sentence(parts) {
-  const p = document.createDocumentFragment();
-  for (const part of parts) {
-    if (typeof part === "string") p.append(document.createTextNode(part));
-    else p.append(cardElement(part.card, "span"));
-  }
-  return p;
-}
-
 function drawEvent(step) {
-  ui.eventText.replaceChildren(el("span", "#" + step.seq + " ", "seq"), sentence(describeEvent(step.event)));
+  ui.eventText.replaceChildren(el("span", "#" + step.seq + " ", "seq"), sentenceElement(describeEvent(step.event)));
 }
 
 function drawPiles(view) {

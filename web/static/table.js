@@ -6,9 +6,17 @@
 // stream's error or a "shutdown" message, a request that could not be sent) and when it is
 // back (the stream open again: the view is read again); once the game has ended the stream
 // is closed and the status says so, never "reconnecting".
+// The move log (#log, role=log) shows every event the seat may see, in order, one hand per
+// <details> (the earlier hands folded): on sitting down the events before the stream's
+// snapshot are read from the same stream, resumed after seq 0 (Last-Event-ID, with the token
+// in the header, as the API offers); later ones as the stream sends them, the others' moves
+// one after another, `?pace=MS` apart (default 700; 0 shows them at once).
+// A hand's end stays on screen (#hand-end: how it ended, every hand and its total, the
+// ledger, the net) until the player moves on ("Next hand"; on a timed table by itself after
+// a short time); the next deal is shown then.
 import { call, errorText, keepToken, tokenFor } from "./api.js";
-import { cardElement, cardList, cardName, cardFace } from "./cards.js";
-import { endName } from "./describe.js";
+import { cardElement, cardList, cardName, cardFace, sentenceElement } from "./cards.js";
+import { describeEvent, endName, endSentence, paymentSentence } from "./describe.js";
 import { el, signed } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
@@ -26,6 +34,18 @@ let busy = false;
 let ended = false; // the game has ended: the stream is closed for good
 let lost = false; // the server could not be reached; the stream is reconnecting
 let retry = null;
+let shownHand = null; // the hand the page shows for play (a later deal waits for "Next hand")
+let holding = false; // a hand's end is on screen
+let holdTimer = null;
+let sortBy = "dealt";
+const PACE = paceSetting();
+const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
+
+function paceSetting() {
+  const asked = new URLSearchParams(location.search).get("pace");
+  const ms = asked === null ? NaN : Number(asked);
+  return Number.isFinite(ms) && ms >= 0 ? Math.min(ms, 10000) : 700;
+}
 
 function count(n, noun) {
   return n + " " + noun + (n === 1 ? "" : "s");
@@ -37,8 +57,28 @@ function myTurn() {
 
 // --- drawing ------------------------------------------------------------------------------
 
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+const SUIT_ORDER = "SHDC";
+
+function rankOf(code) {
+  const i = RANKS.indexOf(code.slice(0, -1));
+  return i < 0 ? 99 : i; // jokers last
+}
+
+function suitOf(code) {
+  const i = SUIT_ORDER.indexOf(code.slice(-1));
+  return i < 0 ? 9 : i;
+}
+
+function sorted(hand) {
+  const cards = [...hand];
+  if (sortBy === "rank") cards.sort((a, b) => rankOf(a) - rankOf(b) || suitOf(a) - suitOf(b));
+  if (sortBy === "suit") cards.sort((a, b) => suitOf(a) - suitOf(b) || rankOf(a) - rankOf(b));
+  return cards;
+}
+
 function drawHand(view) {
-  const hand = view.hand || [];
+  const hand = sorted(view.hand || []);
   selected = selected.filter((c) => hand.includes(c));
   const box = document.createDocumentFragment();
   for (const code of hand) {
@@ -77,6 +117,7 @@ function drawTable(view) {
     if (p === seat) continue;
     const box = el("section", null, "seat");
     box.dataset.player = p;
+    if (view.in_hand && view.to_act === p) { box.classList.add("on-turn"); box.setAttribute("aria-current", "true"); }
     const title = el("h3", p);
     const notes = [];
     if (p === view.dealer) notes.push("dealer");
@@ -127,7 +168,7 @@ function drawScores(state) {
     box.append(el("p", "Totals: " + Object.entries(end.totals).map(([p, t]) => p + " " + t).join(", ")));
     const ledger = el("ul", null, "ledger");
     ledger.setAttribute("aria-label", "ledger of hand " + end.hand_no);
-    for (const pay of end.ledger) ledger.append(el("li", pay.from + " pays " + pay.to + " " + pay.amount + " (" + pay.reason + ")"));
+    for (const pay of end.ledger) ledger.append(el("li", paymentSentence(pay)));
     if (!end.ledger.length) ledger.append(el("li", "no payments"));
     box.append(ledger);
     $("last-hand").replaceChildren(box);
@@ -139,21 +180,123 @@ function drawScores(state) {
   }
 }
 
+// --- a hand's end ----------------------------------------------------------------------------
+
+// The last ended hand, when it is one the player has not moved on from (or the game is over).
+function pendingEnd(state) {
+  const end = state.last_hand && state.last_hand.ended;
+  if (!end) return null;
+  if (state.status === "ended") return end;
+  return end.hand_no >= shownHand && (state.view.hand_no > shownHand || !state.view.in_hand) ? end : null;
+}
+
+function drawHandEnd(state, end) {
+  const box = $("hand-end");
+  const fresh = box.hidden || box.dataset.hand !== String(end.hand_no);
+  box.dataset.hand = String(end.hand_no);
+  $("hand-end-heading").textContent = "Hand " + end.hand_no + " has ended";
+  $("hand-end-how").textContent = endSentence(end);
+  const hands = document.createDocumentFragment();
+  for (const p of state.view.players) {
+    const cards = (end.hands && end.hands[p]) || [];
+    const seatBox = el("section", null, "seat");
+    seatBox.dataset.player = p;
+    const total = end.totals && p in end.totals ? end.totals[p] : null;
+    seatBox.append(el("h3", (p === seat ? p + " (you)" : p) + (total === null ? "" : ": total " + total)));
+    seatBox.append(cards.length ? cardList(cards, p + "'s hand: " + count(cards.length, "card")) : el("p", "no cards", "empty"));
+    hands.append(seatBox);
+  }
+  $("hand-end-hands").replaceChildren(hands);
+  const ledger = document.createDocumentFragment();
+  for (const pay of end.ledger) ledger.append(el("li", paymentSentence(pay)));
+  if (!end.ledger.length) ledger.append(el("li", "no payments"));
+  $("hand-end-ledger").replaceChildren(ledger);
+  $("hand-end-ledger").setAttribute("aria-label", "ledger of hand " + end.hand_no);
+  const view = state.view;
+  $("hand-end-net").textContent = "Running net: " + view.players.map((p) => p + " " + signed(view.net[p] || 0)).join(", ");
+  const over = state.status === "ended";
+  $("next-hand").hidden = over;
+  box.hidden = false;
+  if (fresh) {
+    clearTimeout(holdTimer);
+    if (!over && state.turn_timer) holdTimer = setTimeout(nextHand, Math.min(8, state.turn_timer / 2) * 1000);
+    (over ? box : $("next-hand")).focus();
+  }
+}
+
+function nextHand() {
+  clearTimeout(holdTimer);
+  if (!current || current.status === "ended") return;
+  shownHand = current.view.hand_no;
+  $("hand-end").hidden = true;
+  render(current);
+  pump(); // the next deal's entries
+  const first = document.querySelector("#hand button.card");
+  (first || $("turn")).focus();
+}
+
 function render(state) {
+  const before = focusMark();
   current = state;
   seat = state.seat;
   const view = state.view;
+  if (shownHand === null) shownHand = view.hand_no;
+  const end = pendingEnd(state);
+  holding = !!end && state.status !== "ended";
   $("whoami").textContent = "You are " + seat + " at table " + table.slice(0, 8) + ".";
-  $("turn").textContent = state.status === "ended" ? "The game has ended."
+  const turn = state.status === "ended" ? "The game has ended."
+    : holding ? "Hand " + end.hand_no + " has ended."
     : !view.in_hand ? "Between hands."
     : view.to_act === seat ? "Your turn." : view.to_act + " to act.";
+  $("turn").textContent = turn;
+  $("turn").classList.toggle("mine", turn === "Your turn.");
+  document.title = (turn === "Your turn." ? "Your turn" : turn.replace(/\.$/, "")) + " \u2014 Tonk table";
+  if (end) drawHandEnd(state, end);
+  else $("hand-end").hidden = true;
+  $("table-section").hidden = !!end;
+  $("hand-section").hidden = !!end;
   drawHand(view);
   drawTable(view);
   drawScores(state);
-  for (const id of ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"]) $(id).disabled = !myTurn() || busy;
+  $("total").textContent = state.hand_total === null || state.hand_total === undefined ? "" : "Your hand counts " + state.hand_total + " points";
+  const legal = new Set((state.legal || []).map((c) => c.action));
+  for (const id of ACTIONS) $(id).disabled = !myTurn() || busy || holding || !legal.has(id);
+  restoreFocus(before);
   document.body.dataset.version = String(state.version);
   document.body.dataset.ready = "true";
   if (state.status === "ended") gameOver();
+}
+
+// --- keeping the focus where the player works ---------------------------------------------
+
+function focusMark() {
+  const f = document.activeElement;
+  if (!f || f === document.body) return null;
+  if (f.dataset && f.dataset.card && f.closest("#hand")) {
+    return { card: f.dataset.card, index: [...$("hand").querySelectorAll("button.card")].indexOf(f) };
+  }
+  if (f.name === "target") return { target: f.value };
+  if (ACTIONS.includes(f.id)) return { action: f.id };
+  return null;
+}
+
+function restoreFocus(mark) {
+  if (!mark || holding) return;
+  const f = document.activeElement;
+  if (f && f !== document.body && f.isConnected && !f.disabled) return; // still where it was
+  let next = null;
+  if (mark.card) {
+    const cards = [...$("hand").querySelectorAll("button.card")];
+    next = cards.find((b) => b.dataset.card === mark.card) || cards[Math.min(mark.index, cards.length - 1)] || null;
+  } else if (mark.target) {
+    next = document.getElementById("target-" + mark.target);
+  } else if (mark.action) {
+    const from = ACTIONS.indexOf(mark.action);
+    const order = [...ACTIONS.slice(from), ...ACTIONS.slice(0, from)];
+    next = order.map((id) => $(id)).find((b) => !b.disabled) || $("hand").querySelector("button.card");
+  }
+  if (next) next.focus();
+  else $("turn").focus();
 }
 
 // --- the connection ----------------------------------------------------------------------------
@@ -197,6 +340,142 @@ async function request(method, path, options) {
   return result;
 }
 
+// --- the move log -----------------------------------------------------------------------------
+
+const pending = new Map(); // seq -> {item, paced} received, waiting for the seqs before it
+const queue = []; // in seq order, waiting to be shown
+let queued = 0; // the last seq taken into the queue
+let logged = 0; // the last seq shown in the log
+let pumping = false;
+let nextAt = 0; // when the next paced entry may be shown
+let catchingUp = null;
+
+// Events as the seat saw them ({seq, hash, event, deal}), from the stream, a command's answer
+// or the catch-up; each seq is shown once, in order, whatever the order they came in.
+function addItems(items, paced) {
+  for (const item of items) {
+    if (item && item.seq > queued && !pending.has(item.seq)) pending.set(item.seq, { item, paced });
+  }
+  while (pending.has(queued + 1)) {
+    queue.push(pending.get(queued + 1));
+    pending.delete(queued + 1);
+    queued += 1;
+  }
+  pump();
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    while (queue.length) {
+      const { item, paced } = queue[0];
+      // the next deal waits while the hand's end is on screen ("Next hand" goes on)
+      if (item.event.type === "hand_dealt" && shownHand !== null && item.event.hand_no > shownHand) break;
+      const wait = nextAt - performance.now();
+      if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
+      queue.shift();
+      logEvent(item);
+      // after another's move the next one waits the pace, whenever it comes
+      if (paced && item.event.player && item.event.player !== seat) nextAt = performance.now() + PACE;
+    }
+  } finally {
+    pumping = false;
+  }
+}
+
+function handGroup(handNo) {
+  const log = $("log");
+  let group = log.querySelector('details[data-hand="' + handNo + '"]');
+  if (group) return group.querySelector("ol");
+  for (const open of log.querySelectorAll("details[open]")) open.open = false; // earlier hands folded
+  group = el("details");
+  group.dataset.hand = String(handNo);
+  group.open = true;
+  group.append(el("summary", handNo ? "Hand " + handNo : "Seating"));
+  const list = el("ol");
+  group.append(list);
+  log.append(group);
+  return list;
+}
+
+let logHand = 0;
+
+function logEvent(item) {
+  const ev = item.event;
+  if (ev.type === "hand_dealt") logHand = ev.hand_no;
+  const entry = el("li");
+  entry.dataset.seq = String(item.seq);
+  entry.dataset.type = ev.type;
+  if (ev.player) entry.dataset.player = ev.player;
+  entry.append(sentenceElement(describeEvent(ev)));
+  if (ev.type === "hand_dealt" && ev.hands && ev.hands[seat]) {
+    entry.append(" Your cards: ");
+    entry.append(sentenceElement(ev.hands[seat].flatMap((c, i) => (i ? [" ", { card: c }] : [{ card: c }]))));
+    entry.append(".");
+  }
+  if (ev.type === "hand_ended") {
+    entry.append(" Totals: " + Object.entries(ev.totals).map(([p, t]) => p + " " + t).join(", ") + ".");
+  }
+  const list = handGroup(logHand);
+  const log = $("log");
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  list.append(entry);
+  if (atBottom) log.scrollTop = log.scrollHeight;
+  logged = item.seq;
+  document.body.dataset.logged = String(logged);
+}
+
+// Every event up to seq `upto` not yet received: the seat's own stream resumed after the last
+// one received (Last-Event-ID; the token in the header), read until `upto`, then closed.
+async function catchUp(upto) {
+  if (catchingUp) await catchingUp;
+  if (upto <= queued || !token) return;
+  catchingUp = (async () => {
+    const controller = new AbortController();
+    const items = [];
+    try {
+      const response = await fetch("/tables/" + encodeURIComponent(table) + "/events", {
+        headers: { Authorization: "Bearer " + token, "Last-Event-ID": String(queued), Accept: "text/event-stream" },
+        credentials: "same-origin",
+        signal: controller.signal,
+      });
+      if (!response.ok || !response.body) return;
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let type = "message";
+          const data = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith("event:")) type = line.slice(6).trim();
+            else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+          }
+          if (data.length && EVENT_TYPES.includes(type)) items.push(JSON.parse(data.join("\n")));
+        }
+        if (items.length && items[items.length - 1].seq >= upto) break;
+      }
+    } catch (_) {
+      // the server could not be reached: the next snapshot catches up again
+    } finally {
+      controller.abort();
+      addItems(items, false);
+    }
+  })();
+  try { await catchingUp; } finally { catchingUp = null; }
+}
+
 // --- talking to the service ------------------------------------------------------------------
 
 async function refresh() {
@@ -221,8 +500,16 @@ function showProblem(error) {
   }
 }
 
+function askKnock() {
+  if (!myTurn() || busy || holding) return;
+  const total = current.hand_total;
+  $("knock-question").textContent = "Knock now and end the hand?" + (total === null || total === undefined ? "" : " Your hand counts " + total + " points.");
+  $("knock-confirm").showModal();
+  $("knock-yes").focus();
+}
+
 async function act(action) {
-  if (!myTurn() || busy) return;
+  if (!myTurn() || busy || holding) return;
   const body = { action, version: current.version, command_id: crypto.randomUUID() };
   if (action === "spread") body.cards = [...selected];
   if (action === "discard" || action === "hit") {
@@ -241,6 +528,7 @@ async function act(action) {
     } else if (result.ok) {
       showProblem(null);
       selected = [];
+      addItems(result.data.events || [], true);
     } else {
       showProblem(result.data && result.data.error ? result.data.error : { message: errorText(result) });
     }
@@ -268,8 +556,17 @@ function listen() {
     if (source.readyState === EventSource.CLOSED) retry = setTimeout(sitDown, 2000);
   });
   source.addEventListener("shutdown", () => connectionLost());
-  source.addEventListener("snapshot", (message) => render(JSON.parse(message.data)));
-  for (const type of EVENT_TYPES) source.addEventListener(type, () => refresh());
+  source.addEventListener("snapshot", (message) => {
+    const state = JSON.parse(message.data);
+    render(state);
+    catchUp(state.version);
+  });
+  for (const type of EVENT_TYPES) {
+    source.addEventListener(type, (message) => {
+      addItems([JSON.parse(message.data)], true);
+      refresh();
+    });
+  }
   source.addEventListener("game_ended", () => gameOver()); // the server ends the stream: no reconnecting
 }
 
@@ -292,12 +589,27 @@ async function sitDown() {
 
 function setUp() {
   const keys = { d: "draw_stock", p: "draw_discard", k: "knock", s: "spread", h: "hit", x: "discard" };
-  for (const id of Object.values(keys)) $(id).addEventListener("click", () => act(id));
+  for (const id of ACTIONS) $(id).addEventListener("click", () => (id === "knock" ? askKnock() : act(id)));
+  // A key acts whatever control has focus (a card, a spread's radio, the sort), except where
+  // text is typed. A key whose button is disabled asks the engine all the same, which
+  // explains in its words why the action is not legal now (and nothing changes).
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement) return;
+    if ($("knock-confirm").open) return;
+    const t = event.target;
+    if (t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && !["radio", "checkbox", "button"].includes(t.type))) return;
     const action = keys[event.key];
-    if (action) { event.preventDefault(); act(action); }
+    if (!action) return;
+    event.preventDefault();
+    if (action === "knock" && !$("knock").disabled) askKnock();
+    else act(action);
+  });
+  $("knock-yes").addEventListener("click", () => { $("knock-confirm").close(); act("knock"); });
+  $("knock-no").addEventListener("click", () => $("knock-confirm").close());
+  $("next-hand").addEventListener("click", nextHand);
+  $("sort").addEventListener("change", () => {
+    sortBy = $("sort").value;
+    if (current) drawHand(current.view);
   });
   $("token-form").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -1,0 +1,48 @@
+"""Helpers the table page's browser tests share (tests/web): the API as any client calls it,
+cards as a screen reader names them, the action keys, and a knock by keyboard."""
+
+from __future__ import annotations
+
+import json
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
+    expect = None
+
+#: the table page's action buttons (their ids) and their keys
+KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}
+
+
+def api(base: str, method: str, path: str, token: str | None = None, body: dict | None = None) -> dict:
+    """A JSON call to the running service, as any client makes it."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    data = None if body is None else json.dumps(body).encode()
+    try:
+        with urllib.request.urlopen(urllib.request.Request(base + path, data=data, headers=headers, method=method), timeout=20) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
+
+
+RANKS = {"A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king"}
+SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_name(code: str) -> str:
+    return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
+
+
+def knock_and_confirm(page) -> None:
+    """The knock key asks once; Enter answers the question's focused "Yes, knock"."""
+    page.keyboard.press("k")
+    expect(page.locator("#knock-confirm")).to_be_visible()
+    expect(page.locator("#knock-yes")).to_be_focused()
+    page.keyboard.press("Enter")

@@ -1,0 +1,391 @@
+"""The table page as a card table (issue 20, first part), in a real Chromium against a real
+``tonk serve``: two people (each in a browser context of their own, as on two devices) and a
+bot play a whole game of three hands at instant pace (``?pace=0``). At every turn the action
+buttons enabled are exactly the legal ones and the hand's total is the ruleset's; the knock
+asks once; the hand sorts by rank and by suit; every hand's end stays on screen (words, every
+hand and total, the ledger, the net) until "Next hand". At the end each seat's move log is
+compared with the store event by event: every event once, in order, with exactly the cards
+that seat may see (``tonk.core.views.event_view``), so no hidden card."""
+
+from __future__ import annotations
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
+    expect = None
+
+from page_checks import CONTRAST
+from table_helpers import KEYS, api, card_name, knock_and_confirm
+
+from tonk.core.views import event_type, event_view
+from tonk.storage import EventStore
+
+pytestmark = pytest.mark.browser
+
+PEOPLE = ("ann", "bob")
+#: the actions of a player's turn (what an opponent's page must show of it)
+TURN_ACTIONS = {"knocked", "card_drawn", "empty_stock_called", "spread_laid", "card_hit", "card_discarded"}
+RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+SUIT_ORDER = "SHDC"
+WAIT = 20000
+
+
+def sit_down(chromium, base: str, table: str, seat: str, token: str):
+    """A browser context of its own (cookies, storage) with the seat's table page, sat down."""
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{base}/play/{table}?pace=0")
+    page.wait_for_selector("body[data-ready=token]")
+    page.fill("#token", token)
+    page.click("text=Sit down")
+    expect(page.locator("#whoami")).to_have_text(f"You are {seat} at table {table[:8]}.", timeout=WAIT)
+    expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+    return context, page, errors
+
+
+def hand_of(page) -> list[str]:
+    return page.eval_on_selector_all("#hand button.card", "bs => bs.map(b => b.dataset.card)")
+
+
+def caught_up(page, version: int) -> None:
+    """The page shows the table at ``version`` and its log holds every event up to it."""
+    expect(page.locator("body")).to_have_attribute("data-version", str(version), timeout=WAIT)
+    expect(page.locator("body")).to_have_attribute("data-logged", str(version), timeout=WAIT)
+
+
+def check_controls(page, seat_view: dict) -> None:
+    """Enabled exactly when legal (the view's list); the total is the view's, always shown."""
+    legal = {c["action"] for c in seat_view["legal"]}
+    for action in KEYS:
+        if action in legal:
+            expect(page.locator(f"#{action}")).to_be_enabled()
+        else:
+            expect(page.locator(f"#{action}")).to_be_disabled()
+    expect(page.locator("#total")).to_have_text(f"Your hand counts {seat_view['hand_total']} points")
+
+
+def check_hand_end(page, seat: str, ended, net: dict[str, int]) -> None:
+    """The hand's end on screen, as the store has it, in words; it waits for "Next hand"."""
+    box = page.locator("#hand-end")
+    expect(box).to_be_visible()
+    expect(page.locator("#hand-end-heading")).to_have_text(f"Hand {ended.hand_no} has ended")
+    how = page.inner_text("#hand-end-how")
+    assert how.startswith(f"Hand {ended.hand_no} ended by "), how
+    text = box.inner_text()
+    assert "_" not in text, text  # words, never codes such as knock_win
+    for player, cards in ended.hands.items():
+        name = f"{player} (you)" if player == seat else player
+        seat_box = box.locator(f'.seat[data-player="{player}"]')
+        expect(seat_box.locator("h3")).to_have_text(f"{name}: total {ended.totals[player]}")
+        labels = seat_box.locator("li.card").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+        assert labels == [card_name(c) for c in cards]
+    expect(page.locator("#hand-end-ledger li")).to_have_count(max(1, len(ended.ledger)))
+    for line, pay in zip(page.locator("#hand-end-ledger li").all_inner_texts(), ended.ledger):
+        assert line.startswith(f"{pay.from_} pays {pay.to} {pay.amount} ("), line
+    signed = {p: (f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0") for p, n in net.items()}
+    expect(page.locator("#hand-end-net")).to_have_text("Running net: " + ", ".join(f"{p} {signed[p]}" for p in net))
+    # the next deal waits: no hand, no action, the title says the hand has ended
+    expect(page.locator("#turn")).to_have_text(f"Hand {ended.hand_no} has ended.")
+    expect(page.locator("#hand-section")).to_be_hidden()
+    expect(page.locator("#next-hand")).to_be_focused()
+    assert page.title().startswith(f"Hand {ended.hand_no} has ended")
+
+
+def check_sorting(page) -> None:
+    held = hand_of(page)
+    page.select_option("#sort", "rank")
+    by_rank = sorted(held, key=lambda c: (RANK_ORDER.index(c[:-1]), SUIT_ORDER.index(c[-1])))
+    expect(page.locator("#hand button.card")).to_have_count(len(held))
+    assert hand_of(page) == by_rank
+    page.select_option("#sort", "suit")
+    assert hand_of(page) == sorted(held, key=lambda c: (SUIT_ORDER.index(c[-1]), RANK_ORDER.index(c[:-1])))
+
+
+def check_knock_asks_once(page, version: int) -> None:
+    """k asks; Escape answers no: nothing is sent, and the knock is still there to choose."""
+    page.keyboard.press("k")
+    expect(page.locator("#knock-confirm")).to_be_visible()
+    expect(page.locator("#knock-question")).to_contain_text("Knock now and end the hand?")
+    page.keyboard.press("Escape")
+    expect(page.locator("#knock-confirm")).to_be_hidden()
+    assert page.get_attribute("body", "data-version") == str(version)
+    expect(page.locator("#knock")).to_be_enabled()
+
+
+def shown_cards(data: dict, seat: str) -> list[str]:
+    """The cards the log's sentence for this event (as the seat saw it) names, in order."""
+    kind = data["type"]
+    if kind == "hand_dealt":
+        return ([data["discard"][0]] if data.get("discard") else []) + list(data["hands"][seat])
+    if kind == "card_drawn":
+        return [] if data["card"] == "??" else [data["card"]]
+    if kind in ("card_discarded", "card_hit"):
+        return [data["card"]]
+    if kind == "spread_laid":
+        return list(data["cards"])
+    return []
+
+
+def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, service, screenshots):
+    base, db = service
+    for _ in range(10):  # the deal is secret and random: a tonk on the first deal may end the game
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"cy": "greedy"}, "hand_limit": 3})
+        table, tokens = created["table"], created["tokens"]
+        if api(base, "GET", f"/tables/{table}/view", tokens["ann"])["status"] == "playing":
+            break
+    else:
+        raise AssertionError("ten tables in a row ended at their first deal")
+    seats = {seat: sit_down(chromium, base, table, seat, tokens[seat]) for seat in PEOPLE}
+    pages = {seat: s[1] for seat, s in seats.items()}
+    for page in pages.values():
+        expect(page.locator("#log[role=log][aria-live=polite]")).to_have_count(1)
+    turns_in_hand: dict[tuple[str, int], int] = {}
+    hand_ends = knocks_confirmed = 0
+    knock_asked = sorted_once = False
+    try:
+        for _ in range(300):
+            views = {seat: api(base, "GET", f"/tables/{table}/view", tokens[seat]) for seat in PEOPLE}
+            version = views["ann"]["version"]
+            with EventStore.open(db, create=False) as store:
+                events = store.read(table)
+            last_end = next((e for e in reversed(events) if event_type(e) == "hand_ended"), None)
+            for seat, page in pages.items():
+                expect(page.locator("body")).to_have_attribute("data-version", str(version), timeout=WAIT)
+                if page.locator("#hand-end").is_visible() and views[seat]["status"] == "playing":
+                    # the log stops at the hand's end: the next deal is not shown before "Next hand"
+                    expect(page.locator("#log li").last).to_have_attribute("data-type", "hand_ended", timeout=WAIT)
+                    held = int(page.get_attribute("#log details[open]", "data-hand"))
+                    assert held < views[seat]["view"]["hand_no"] and page.locator(f'#log details[data-hand="{held + 1}"]').count() == 0
+                else:
+                    caught_up(page, version)
+            if views["ann"]["status"] == "ended":
+                for seat, page in pages.items():
+                    check_hand_end_final = page.locator("#hand-end")
+                    expect(check_hand_end_final).to_be_visible()
+                    expect(page.locator("#next-hand")).to_be_hidden()
+                    expect(page.locator("#turn")).to_have_text("The game has ended.")
+                    expect(page.locator("#hand-end-heading")).to_have_text(f"Hand {last_end.hand_no} has ended")
+                break
+            for seat, page in pages.items():
+                if page.locator("#hand-end").is_visible():
+                    check_hand_end(page, seat, last_end, views[seat]["view"]["net"])
+                    if not hand_ends:
+                        assert [m for m in page.evaluate(CONTRAST) if m[1] < 4.5] == []  # WCAG AA
+                        page.screenshot(path=str(screenshots / "table-hand-end.png"), full_page=True)
+                        page.set_viewport_size({"width": 380, "height": 800})  # a phone: no sideways scrolling
+                        assert page.evaluate("document.documentElement.scrollWidth") <= 380
+                        page.screenshot(path=str(screenshots / "table-hand-end-phone.png"), full_page=True)
+                        page.set_viewport_size({"width": 1100, "height": 900})
+                    page.click("#next-hand")
+                    expect(page.locator("#hand-section")).to_be_visible()
+                    caught_up(page, version)  # and now the next deal
+                    hand_ends += 1
+            actor = views["ann"]["view"]["to_act"]
+            assert actor in PEOPLE, views["ann"]  # the bot plays within the people's commands
+            page, seat_view = pages[actor], views[actor]
+            other = pages[next(p for p in PEOPLE if p != actor)]
+            expect(page.locator("#turn")).to_have_text("Your turn.")
+            assert page.title() == "Your turn \u2014 Tonk table"
+            expect(other.locator("#turn")).to_have_text(f"{actor} to act.")
+            assert other.title() == f"{actor} to act \u2014 Tonk table"
+            expect(other.locator(f'#others .seat.on-turn[data-player="{actor}"]')).to_have_count(1)
+            check_controls(page, seat_view)
+            key = (actor, seat_view["view"]["hand_no"])
+            turns_in_hand[key] = turns_in_hand.get(key, 0) + 1
+            if not knock_asked:
+                check_knock_asks_once(page, version)
+                knock_asked = True
+            if not sorted_once:
+                check_sorting(page)
+                sorted_once = True
+            if turns_in_hand[key] >= 3:  # a knock at the start of the third turn ends the hand
+                knock_and_confirm(page)
+                knocks_confirmed += 1
+                expect(page.locator("body")).not_to_have_attribute("data-version", str(version), timeout=WAIT)  # played
+                continue
+            page.click("#draw_stock")
+            expect(page.locator("body")).not_to_have_attribute("data-version", str(version), timeout=WAIT)  # played
+            after_draw = api(base, "GET", f"/tables/{table}/view", tokens[actor])
+            if after_draw["view"]["to_act"] != actor:
+                continue  # the draw ended the hand (the empty stock)
+            caught_up(page, after_draw["version"])
+            check_controls(page, after_draw)  # drawn: no more drawing or knocking; discard now
+            page.locator("#hand button.card").last.click()
+            page.click("#discard")
+            done = after_draw["version"]
+            expect(page.locator("body")).not_to_have_attribute("data-version", str(done), timeout=WAIT)
+            expect(page.locator("#problem")).to_have_text("")
+            # the focus stays where the player works, not dropped to the page's body
+            assert page.evaluate("document.activeElement !== document.body && document.activeElement !== null")
+        else:
+            raise AssertionError("the game did not end in 300 turns")
+
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        assert event_type(events[-1]) == "game_ended"
+        hands = sum(1 for e in events if event_type(e) == "hand_ended")
+        assert hands == 3 and knock_asked and sorted_once and knocks_confirmed >= 1
+        assert hand_ends >= 2 * 2  # both people saw the first two hands' ends (the last is the game's)
+        counts = {}
+        for seat, page in pages.items():
+            entries = page.eval_on_selector_all(
+                "#log li",
+                """els => els.map(e => [Number(e.dataset.seq), e.dataset.type, e.dataset.player || null, e.textContent,
+                   [...e.querySelectorAll('.card')].map(c => c.getAttribute('aria-label'))])""",
+            )
+            assert [e[0] for e in entries] == list(range(1, len(events) + 1)), seat  # every event once, in order
+            for (seq, kind, player, text, labels), event in zip(entries, events):
+                data = event_view(event, seat)
+                assert kind == data["type"], (seat, seq)
+                assert player == data.get("player"), (seat, seq)
+                assert labels == [card_name(c) for c in shown_cards(data, seat)], (seat, seq, text)
+                assert "hidden card" not in labels and "??" not in text, (seat, seq, text)
+                if kind in TURN_ACTIONS:
+                    assert text.startswith(player + " "), text
+            # each hand in its own group, the earlier ones folded away
+            assert page.locator("#log details").count() == 1 + hands  # the seating, then each hand
+            assert page.locator("#log details[open]").count() == 1
+            assert page.get_attribute("#log details[open]", "data-hand") == str(hands)
+            stored = [e for e in events if event_type(e) in TURN_ACTIONS and e.player != seat]
+            shown = [e for e in entries if e[1] in TURN_ACTIONS and e[2] != seat]
+            counts[seat] = (len(shown), len(stored))
+            assert len(shown) == len(stored) > 0
+        print(f"\nopponent actions shown / stored over {hands} hands: {counts}")
+    finally:
+        for context, _page, errors in seats.values():
+            context.close()
+            assert not errors, errors
+
+
+def new_table(base: str, hands: int) -> tuple[str, str]:
+    """A table of ann (a person) and two greedy bots at which ann is to act (the bots play
+    until a person's turn; a tonk on the deal may end the game first: then another table)."""
+    for _ in range(10):
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"bob": "greedy", "cy": "greedy"}, "hand_limit": hands})
+        table, token = created["table"], created["tokens"]["ann"]
+        if api(base, "GET", f"/tables/{table}/view", token)["status"] == "playing":
+            return table, token
+    raise AssertionError("ten tables in a row ended at their first deal")
+
+
+def test_a_page_opened_in_the_third_hand_shows_the_whole_games_log_and_keys_work_from_the_sort(chromium, service):
+    """The backlog: a seat that sits down in the third hand (the first two played over the
+    API) is shown every event since the seating, each with exactly what it may see, the two
+    ended hands folded away; a shortcut key pressed while the sort's select has focus acts."""
+    base, db = service
+    for _ in range(10):
+        table, token = new_table(base, hands=4)
+        seen = api(base, "GET", f"/tables/{table}/view", token)
+        while seen["status"] == "playing" and seen["view"]["hand_no"] < 3:
+            api(base, "POST", f"/tables/{table}/commands", token, {"action": "knock", "version": seen["version"], "command_id": f"k{seen['version']}"})
+            seen = api(base, "GET", f"/tables/{table}/view", token)
+        if seen["status"] == "playing":
+            break
+    else:
+        raise AssertionError("ten tables in a row ended before their third hand")
+    context, page, errors = sit_down(chromium, base, table, "ann", token)
+    try:
+        caught_up(page, seen["version"])
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        entries = page.eval_on_selector_all(
+            "#log li", "els => els.map(e => [Number(e.dataset.seq), e.dataset.type, [...e.querySelectorAll('.card')].map(c => c.getAttribute('aria-label'))])"
+        )
+        assert [e[0] for e in entries] == list(range(1, len(events) + 1))
+        for (seq, kind, labels), event in zip(entries, events):
+            data = event_view(event, "ann")
+            assert kind == data["type"] and labels == [card_name(c) for c in shown_cards(data, "ann")], seq
+        hand_no = seen["view"]["hand_no"]
+        assert page.locator("#log details").count() == 1 + hand_no
+        assert page.locator("#log details[open]").count() == 1
+        assert page.get_attribute("#log details[open]", "data-hand") == str(hand_no)
+        expect(page.locator("#hand-end")).to_be_hidden()  # a page opened mid-hand holds nothing back
+        expect(page.locator("#turn")).to_have_text("Your turn.")
+        page.focus("#sort")
+        page.keyboard.press("d")  # not taken by the select: ann draws from the stock
+        drawn = seen["version"] + 1
+        caught_up(page, drawn)
+        with EventStore.open(db, create=False) as store:
+            last = store.read(table)[-1]
+        assert (event_type(last), last.player, last.source) == ("card_drawn", "ann", "stock")
+        mine = page.locator(f'#log li[data-seq="{drawn}"]')
+        expect(mine).to_contain_text("ann drew ")  # her own draw: she sees her card
+        assert mine.locator(".card").evaluate_all("els => els.map(e => e.getAttribute('aria-label'))") == [card_name(last.card)]
+        expect(page.locator("#sort")).to_have_value("dealt")
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium, service):
+    """?pace=250: after ann's discard the bots' moves (which the service played within her
+    command) reach the log no faster than one every 250 ms (a lower bound that a slower
+    machine only widens), each named, ann's own moves at once."""
+    base, db = service
+    table, token = new_table(base, hands=1)
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/play/{table}?pace=250")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+        caught_up(page, api(base, "GET", f"/tables/{table}/view", token)["version"])  # the backlog is shown at once
+        page.evaluate(
+            """() => { window.logged = [];
+            new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+              if (n.tagName === 'LI') window.logged.push([Number(n.dataset.seq), n.dataset.player || null, performance.now()]); })
+              .observe(document.getElementById('log'), {childList: true, subtree: true}); }"""
+        )
+        page.click("#draw_stock")
+        expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
+        page.locator("#hand button.card").last.click()
+        drawn = page.get_attribute("body", "data-version")
+        page.click("#discard")
+        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)  # the discard is played
+        final = api(base, "GET", f"/tables/{table}/view", token)["version"]
+        expect(page.locator("body")).to_have_attribute("data-logged", str(final), timeout=WAIT)
+        logged = page.evaluate("window.logged")
+        assert [e[0] for e in logged] == list(range(logged[0][0], final + 1))
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        others = [e for e in events[logged[0][0] - 1:] if getattr(e, "player", None) not in (None, "ann")]
+        assert len(others) >= 2  # the bots' turns after ann's discard
+        for before, after in zip(logged, logged[1:]):
+            if before[1] not in (None, "ann"):  # after another's move the next waits the pace
+                assert after[2] - before[2] >= 245, (before, after)
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_on_a_timed_table_the_hands_end_moves_on_by_itself(chromium, service):
+    """With a turn timer the hand's end is shown a short time (at most 8 s), then the next
+    deal, without a click."""
+    base, db = service
+    for _ in range(10):
+        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "hand_limit": 2, "turn_timer": 60})
+        table, token = created["table"], created["tokens"]["ann"]
+        seen = api(base, "GET", f"/tables/{table}/view", token)
+        if seen["status"] == "playing" and seen["view"]["hand_no"] == 1:
+            break
+    else:
+        raise AssertionError("ten tables in a row ended their first hand at its deal")
+    context, page, errors = sit_down(chromium, base, table, "ann", token)
+    try:
+        caught_up(page, seen["version"])
+        knock_and_confirm(page)
+        expect(page.locator("#hand-end-heading")).to_have_text("Hand 1 has ended", timeout=WAIT)
+        expect(page.locator("#hand-end")).to_be_hidden(timeout=30000)  # no click
+        expect(page.locator("#hand-section")).to_be_visible()
+        expect(page.locator("#turn")).not_to_have_text("Hand 1 has ended.")
+    finally:
+        context.close()
+    assert not errors, errors
