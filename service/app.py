@@ -55,7 +55,7 @@ from ..application.table_types import (
 )
 from ..application.tables import Tables
 from ..storage.seats import token_hash
-from .auth import bearer_token, cookie_name, stream_cookie
+from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
@@ -118,13 +118,26 @@ def _seat(request: Request, table_id: str) -> str:
 
 
 def _stream_seat(request: Request, table_id: str) -> str:
-    """The seat of a stream request: the token in the header, else the table's stream cookie."""
-    ticket = None if "authorization" in request.headers else stream_cookie(request.headers, table_id)
+    """The seat of a stream request: the token in the header, else the stream cookie of the
+    seat named by ``?seat=`` (without it: the only stream cookie of the table the browser
+    sent; several are ambiguous, a 400)."""
+    if "authorization" in request.headers:
+        return _seat(request, table_id)
+    cookies = stream_cookies(request.headers, table_id)
+    wanted = request.query_params.get("seat")
+    if wanted is not None:
+        ticket = cookies.get(cookie_name(table_id, wanted))
+    elif len(cookies) > 1:
+        raise TableError(f"this browser holds the stream cookies of {len(cookies)} seats of the table: name the seat with ?seat=NAME")
+    else:
+        ticket = next(iter(cookies.values()), None)
     if ticket is None:
         return _seat(request, table_id)
     tables = _tables(request)
     tables.table(table_id)  # an unknown table: 404
     seat = seat_of_ticket(ticket, table_id, lambda s: tables.seats.token_hash_of(table_id, s))
+    if wanted is not None and seat != wanted:
+        raise BadToken(f"the stream cookie for seat {wanted!r} is not that seat's")
     request.app.state.limiter.check(token_hash(ticket), "for this stream cookie")
     return seat
 
@@ -196,13 +209,17 @@ async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
     ticket = issue_ticket(key, table_id, seat, lifetime=lifetime)
     response = Response(content={"table": table_id, "seat": seat}, status_code=200)
     response.set_cookie(
-        cookie_name(table_id), ticket, max_age=lifetime, httponly=True, samesite="strict", secure=request.url.scheme == "https", path=f"/tables/{table_id}"
+        cookie_name(table_id, seat), ticket, max_age=lifetime, httponly=True, samesite="strict", secure=request.url.scheme == "https", path=f"/tables/{table_id}"
     )
     return response
 
 
 @get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
-async def seat_events(table_id: str, request: Request) -> ASGIApp:
+async def seat_events(
+    table_id: str,
+    request: Request,
+    seat_: Annotated[str | None, Parameter(query="seat", description="the seat whose stream cookie opens the stream (a browser may hold several seats' cookies)")] = None,
+) -> ASGIApp:
     seat = _stream_seat(request, table_id)
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")

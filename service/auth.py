@@ -16,7 +16,13 @@ from __future__ import annotations
 COOKIE_PREFIX = "tonk_stream_"
 
 
-def cookie_name(table_id: str) -> str:
+def cookie_name(table_id: str, seat: str) -> str:
+    """The stream cookie of ``seat`` at ``table_id``: one per seat, so a browser holding two
+    seats of a table keeps both (the seat's name in hex: a cookie name takes no other text)."""
+    return f"{_table_part(table_id)}_{seat.encode('utf-8').hex()}"
+
+
+def _table_part(table_id: str) -> str:
     return COOKIE_PREFIX + "".join(c for c in table_id if c.isalnum() or c == "-")
 
 
@@ -30,13 +36,15 @@ def bearer_token(headers) -> str | None:
     return None
 
 
-def stream_cookie(headers, table_id: str) -> str | None:
-    """The table's stream cookie (a ticket of :mod:`.stream_ticket`), for ``GET .../events`` only."""
+def stream_cookies(headers, table_id: str) -> dict[str, str]:
+    """The table's stream cookies (tickets of :mod:`.stream_ticket`) by cookie name, for
+    ``GET .../events`` only."""
+    found: dict[str, str] = {}
     cookie = headers.get("cookie")
     if cookie:
-        want = cookie_name(table_id)
+        prefix = _table_part(table_id) + "_"
         for part in cookie.split(";"):
             name, _, value = part.strip().partition("=")
-            if name == want and value:
-                return value
-    return None
+            if name.startswith(prefix) and value:
+                found[name] = value
+    return found

@@ -72,7 +72,7 @@ def test_the_cookie_is_a_scoped_expiring_ticket_not_the_token(server, client: Cl
     assert "httponly" in attributes and "samesite=strict" in attributes and f"path=/tables/{tid}" in attributes
     assert "max-age=43200" in attributes  # 12 hours, as the docs say
     name, _, value = cookie.split(";")[0].partition("=")
-    assert name == "tonk_stream_" + tid
+    assert name == "tonk_stream_" + tid + "_" + b"ann".hex()
     digest = hashlib.sha256(token.encode()).hexdigest()
     assert token not in value and digest not in value and token not in r.text
     seat_part, expiry, mac = value.split(".")
@@ -117,7 +117,7 @@ def test_the_cookie_opens_no_other_route_of_the_table(server, client: Client, ta
 def test_a_cookie_of_one_table_does_not_open_another(server, client: Client, table: dict):
     other = client.create(seats=["ann", "bob"])
     name, value = session(client, table, "ann")
-    for cookie in (f"{name}={value}", f"tonk_stream_{other['table']}={value}"):
+    for cookie in (f"{name}={value}", f"tonk_stream_{other['table']}_{b'ann'.hex()}={value}"):
         status, body = stream_status(server, other["table"], cookie)
         assert status == 401, (status, body)
         assert value.encode() not in body
@@ -144,3 +144,33 @@ def test_an_expired_forged_or_altered_ticket_is_refused(server, client: Client, 
         assert value.encode() not in body, what
         assert (b"expired" in body) == (what == "expired"), (what, body)
     assert stream_status(server, tid, f"{name}={ticket(key, tid, 'ann', now + 600)}")[0] == 200  # the same recipe, in date
+
+
+def test_two_seats_in_one_browser_each_open_their_own_stream(server, client: Client, table: dict):
+    """One browser holding two seats of a table (a shared device, a hot seat): each seat's
+    session leaves its own cookie, and a stream names the seat it is for (``?seat=``), so a
+    page reconnecting by its cookie never opens the other seat's stream (and its hand)."""
+    tid = table["table"]
+    jar = {}
+    for seat in ("ann", "bob"):
+        name, value = session(client, table, seat)
+        jar[name] = value
+    assert len(jar) == 2, f"the second seat's session replaced the first's cookie: {sorted(jar)}"
+    cookie = "; ".join(f"{n}={v}" for n, v in jar.items())
+    for seat in ("ann", "bob"):
+        s = SSE(f"{server.url}/tables/{tid}/events?seat={seat}", {"Cookie": cookie})
+        s.wait_for(lambda s: s.messages)
+        s.close()
+        assert s.messages[0]["event"] == "snapshot" and s.messages[0]["data"]["seat"] == seat
+    # without naming the seat, two cookies are ambiguous: refused, not a guess
+    status, body = stream_status(server, tid, cookie)
+    assert status == 400 and b"?seat=" in body
+    # a seat whose cookie the browser does not hold: 401, not the other seat's stream
+    ann_only = next(f"{n}={v}" for n, v in jar.items() if session_seat(v) == "ann")
+    s = SSE(f"{server.url}/tables/{tid}/events?seat=bob", {"Cookie": ann_only})
+    s.close()
+    assert s.status == 401
+
+
+def session_seat(ticket_value: str) -> str:
+    return base64.urlsafe_b64decode(ticket_value.split(".")[0] + "==").decode()

@@ -114,7 +114,7 @@ def test_a_page_on_another_port_cannot_act_for_a_seat_with_a_stream_cookie(page,
 
     expect(page.locator("#connection")).to_have_text("connected", timeout=20000)
     cookies = {c["name"]: c for c in page.context.cookies(f"{base}/tables/{tid}/events")}
-    cookie = cookies[f"tonk_stream_{tid}"]
+    cookie = cookies[f"tonk_stream_{tid}_{mover.encode().hex()}"]
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == f"/tables/{tid}"
     assert cookie["value"] != token and token not in cookie["value"]
     before = state(server.db, tid)
@@ -140,7 +140,7 @@ def test_a_page_on_another_port_cannot_act_for_a_seat_with_a_stream_cookie(page,
     assert all(status in (401, 403, 415) for _, status, _ in posts), seen
     # the same site: the browser sent the cookie along (Playwright reports the header for the
     # form's navigation; for a fetch its report may leave the cookie out)
-    assert any(sent and f"tonk_stream_{tid}={cookie['value']}" in sent for _, _, sent in posts), seen
+    assert any(sent and f"{cookie['name']}={cookie['value']}" in sent for _, _, sent in posts), seen
     assert [(m, w, s) for m, w, s, _ in seen if w == "view"] == [("GET", "view", 401)], seen
     assert state(server.db, tid) == before
 

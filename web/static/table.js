@@ -545,7 +545,8 @@ function listen() {
   if (stream) stream.close();
   clearTimeout(retry);
   if (ended) return;
-  const source = new EventSource("/tables/" + encodeURIComponent(table) + "/events");
+  // the seat named: a browser holding two seats of this table holds a cookie for each
+  const source = new EventSource("/tables/" + encodeURIComponent(table) + "/events?seat=" + encodeURIComponent(seat));
   stream = source;
   source.addEventListener("open", () => { connectionBack(); refresh(); });
   source.addEventListener("error", () => {
