@@ -38,9 +38,14 @@ def _actions_table(out: Any, actions: list[dict[str, Any]], raw_actions: list[An
     """The actions as a table: a Rich table on a terminal (cells wrap to its width), else
     the same columns as plain lines of markup (what Rich prints off a terminal, made in a
     fraction of the time: a large file of cases prints a table per case)."""
+    from .adjudicate_partial import action_verdict
+
     rows = []
     for a, ra in zip(actions, raw_actions):
-        if a["legal"]:
+        partial = action_verdict(a)
+        if partial is not None:
+            verdict = partial
+        elif a["legal"]:
             extra = []
             if a.get("drawn"):
                 extra.append(f"drew {card(a['drawn'])}")
@@ -106,6 +111,12 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             lines.append(f"    {safe(p)}: {cards(h)}")
     if v["actions"]:
         lines.append(_actions_table(out, v["actions"], raw.get("actions", [])))
+    if v.get("format_version") == 2:
+        from .adjudicate_partial import outcome_lines
+
+        lines += outcome_lines(v, _stake(raw))
+        _check_lines(lines, v, diffs)
+        return flush()
     end = v["end"]
     if end is None:
         lines.append("  end: [yellow]the hand has not ended[/yellow]")
@@ -124,6 +135,12 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
     else:
         lines.append("  ledger: [dim]no payments[/dim]")
     lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")
+    _check_lines(lines, v, diffs)
+    flush()
+
+
+def _check_lines(lines: list[Any], v: dict[str, Any], diffs: list[str] | None) -> None:
+    """With --check: the differences from the expected block, or that there are none."""
     if diffs is not None:
         if diffs:
             for d in diffs:
@@ -132,7 +149,6 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             lines.append("  [yellow]nothing compared[/yellow]: the case has no expected block")
         else:
             lines.append("  [green]matches expected[/green]")
-    flush()
 
 
 LONG_FILE = 1_000_000
@@ -222,7 +238,7 @@ def _judge_stream(stream: Any, wanted: set[str], judge: _Judge, advance: Any) ->
         index += 1
         if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
             continue
-        judge.case(raw, index)
+        judge.case(raw, index, stream.format_version)
         raw = item = None  # hold no more than the case in hand
 
 
@@ -236,11 +252,11 @@ class _Judge:
         self.cases = self.ok = self.skipped = self.differ = self.malformed = 0
         self.bare = 0  # judged, but nothing to compare (no expected block, no action's expect)
 
-    def case(self, raw: Any, index: int) -> None:
+    def case(self, raw: Any, index: int, format_version: int = 1) -> None:
         from ..application.adjudicate import adjudicate, compare
         from ..core.adjudication import expectations
 
-        v = adjudicate(raw, index, load_ruleset=self.load_ruleset)
+        v = adjudicate(raw, index, load_ruleset=self.load_ruleset, format_version=format_version)
         self.cases += 1
         diffs = None
         if v["status"] == "ok":
