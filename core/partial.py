@@ -21,7 +21,7 @@ from .errors import HandRecordError, IllegalAction
 from .events import CardDrawn, EmptyStockCalled, SpreadLaid
 from .game import parse_command
 from .handrecord import HandRecord
-from .partial_worlds import VALUE_BLIND, Place, classes_of, worlds
+from .partial_worlds import PATH_BLIND_EXCEPT, VALUE_BLIND, Place, classes_of, worlds
 from .ruleset import Ruleset
 from .settlement import net_of
 
@@ -85,6 +85,7 @@ class World:
     totals: dict[str, int]
     table: list[dict[str, Any]]
     piles: dict[str, Any]
+    drawn_by: dict[str, tuple[int, str]]  # each card drawn: the action's index and the drawer
 
 
 class _Contradiction(Exception):
@@ -98,6 +99,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
     st = game.state
     revealed: set[str] = set()
     results = []
+    drawn_by: dict[str, tuple[int, str]] = {}
     for i, a in enumerate(rec.actions):
         names = named_cards(a.fields)
         if a.action in _TAKES_FROM_HAND:
@@ -122,6 +124,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
                         if e.card not in unseen or e.card in known_before:
                             raise _err(rec, f"actions[{i}].card", f"names {a.fields['card']}, but the card drawn is the known {e.card}")
                         raise _Contradiction
+                    drawn_by[e.card] = (i, a.player)
                     r["drawn"] = e.card if (e.card not in unseen or e.card in revealed) else None
                 elif isinstance(e, SpreadLaid):
                     r["spread_id"] = e.spread_id
@@ -151,6 +154,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
         totals=totals,
         table=[_spread_json(s) for s in st.table.values()],
         piles={"stock_size": len(st.stock), "discard_top": UNKNOWN_TOP if top in unseen and top not in revealed else top},
+        drawn_by=drawn_by,
     )
 
 
@@ -163,9 +167,15 @@ def _places(rec: HandRecord) -> list[Place]:
     return places
 
 
-def _position(rec: HandRecord, places: list[Place], cards: list[list[str]], unseen: list[str]) -> HandRecord:
-    """The whole position of one world: each place's cards, the rest in the other unknown places."""
-    given = {pl.name: cs for pl, cs in zip(places, cards)}
+def _position(rec: HandRecord, places: list[Place], cards: list[list[str]], unseen: list[str], named: set[str]) -> HandRecord:
+    """The whole position of one world: each place's cards, the rest in the other unknown
+    places.  A merged place's cards go to its parts in order, the cards actions name
+    first (so they are in the hand as early as the record allows)."""
+    given: dict[str, list[str]] = {}
+    for pl, cs in zip(places, cards):
+        ordered = sorted(cs, key=lambda c: c not in named)
+        for part, size in pl.pieces():
+            given[part], ordered = ordered[:size], ordered[size:]
     used = {c for cs in cards for c in cs}
     rest = iter([c for c in unseen if c not in used])
     hands = {p: rec.hands[p] + given.get(f"hand {p}", []) for p in rec.players}
@@ -176,22 +186,62 @@ def _position(rec: HandRecord, places: list[Place], cards: list[list[str]], unse
     return replace(rec, hands=hands, stock=stock, discard=discard, format_version=1, hand_unknown={}, stock_unknown=0, discard_unknown=0)
 
 
+def _merged(rec: HandRecord, places: list[Place], probe: World, given: list[list[str]]) -> list[Place]:
+    """When the course of the record does not depend on the unseen cards' points: each
+    player's unknown cards and the positions that player's unnamed draws take, as one
+    place (only its total matters); a position no draw reaches is no place at all.  A
+    position a named draw takes stays a place of its own."""
+    slot_of = {cs[0]: pl for pl, cs in zip(places, given) if not pl.name.startswith("hand ")}
+    hand_of = {pl.name: pl for pl in places if pl.name.startswith("hand ")}
+    draws: dict[str, list[tuple[int, Place]]] = {p: [] for p in rec.players}
+    kept: list[Place] = []
+    for card, (i, player) in probe.drawn_by.items():
+        slot = slot_of.get(card)
+        if slot is None:
+            continue
+        if "card" in rec.actions[i].fields:
+            kept.append(slot)
+        else:
+            draws[player].append((i, slot))
+    for p in rec.players:
+        parts = [hand_of[f"hand {p}"]] if f"hand {p}" in hand_of else []
+        parts += [slot for _, slot in sorted(draws[p], key=lambda d: d[0])]
+        if parts:
+            pieces = tuple(piece for pl in parts for piece in pl.pieces())
+            kept.append(Place(f"hand {p}", sum(size for _, size in pieces), pieces))
+    return kept
+
+
 def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     """The verdict of every distinct world that agrees with the record."""
     unseen = check_accounting(rec, ruleset)
-    unseen_set = set(unseen)
     named = {c for a in rec.actions for c in named_cards(a.fields)}
     by_value = all(v in VALUE_BLIND for v in rec.variants)
     places = _places(rec)
+    if by_value and not PATH_BLIND_EXCEPT & set(rec.variants):
+        # the course of play is the same in every world that agrees with the record: learn
+        # it from one (only where the named cards lie can matter), then merge the places
+        for given in worlds(places, classes_of(unseen, ruleset.points, named, by_value, lump=True), ruleset.points):
+            probe = _try_world(rec, ruleset, places, given, unseen, named)
+            if probe is not None:
+                places = _merged(rec, places, probe, given)
+                break
     out = []
-    for cards in worlds(places, classes_of(unseen, ruleset.points, named, by_value), ruleset.points):
-        try:
-            out.append(_play_world(rec, ruleset, _position(rec, places, cards, unseen), unseen_set))
-        except _Contradiction:
-            continue
+    for given in worlds(places, classes_of(unseen, ruleset.points, named, by_value), ruleset.points):
+        found = _try_world(rec, ruleset, places, given, unseen, named)
+        if found is not None:
+            out.append(found)
     if not out:
         raise _err(rec, "actions", "no way the unseen cards could lie agrees with the record (a card is named where it cannot be)")
     return out
+
+
+def _try_world(rec: HandRecord, ruleset: Ruleset, places: list[Place], given: list[list[str]], unseen: list[str], named: set[str]) -> World | None:
+    """One world's verdict, or ``None`` when it contradicts the record."""
+    try:
+        return _play_world(rec, ruleset, _position(rec, places, given, unseen, named), set(unseen))
+    except _Contradiction:
+        return None
 
 
 # --- the verdict over all worlds ---------------------------------------------------------

@@ -26,6 +26,10 @@ from .errors import HandRecordError
 MAX_WORLDS = 200_000
 """More distinct worlds than this is refused with a clear error rather than run."""
 
+PATH_BLIND_EXCEPT = frozenset({"knock-limit"})
+"""Value-blind variants under which a legality still reads a total (so the course of
+the record can depend on the unseen cards' points)."""
+
 VALUE_BLIND = frozenset(
     {
         "caught-scheme",
@@ -62,18 +66,29 @@ asks which cards a hand holds.  ``mandatory-laydown`` and ``discard-pick-must-me
 @dataclass(frozen=True)
 class Place:
     """A place whose unknown cards can matter: a player's hand, or one stock or discard
-    position a draw can reach."""
+    position a draw can reach; or (merged) a player's hand with the positions the
+    record's draws bring into it, its ``parts`` in the order they come into the hand."""
 
     name: str  # "hand P1", "stock 1", "discard 3"
     size: int
+    parts: tuple[tuple[str, int], ...] = ()
+
+    def pieces(self) -> tuple[tuple[str, int], ...]:
+        return self.parts or ((self.name, self.size),)
 
 
-def classes_of(unseen: list[str], points: dict[str, int], named: set[str], by_value: bool) -> list[tuple[object, list[str]]]:
+def classes_of(
+    unseen: list[str], points: dict[str, int], named: set[str], by_value: bool, lump: bool = False
+) -> list[tuple[object, list[str]]]:
     """The unseen cards grouped into classes of interchangeable cards: by points (unless
-    named by an action, or not ``by_value``), else one class per card."""
+    named by an action, or not ``by_value``), else one class per card; with ``lump``,
+    every card no action names in one class (where the named cards lie, nothing else)."""
     groups: dict[object, list[str]] = {}
     for c in unseen:
-        key: object = ("value", points[c]) if by_value and c not in named else ("card", c)
+        if c in named or not by_value:
+            key: object = ("card", c)
+        else:
+            key = ("lump", 0) if lump else ("value", points[c])
         groups.setdefault(key, []).append(c)
     return sorted(groups.items(), key=lambda kv: repr(kv[0]))
 
@@ -87,7 +102,7 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
     states: dict[tuple, list[list[str]]] = {start: [[] for _ in places]}
     for key, cards in classes:
         single = key[0] == "card"  # type: ignore[index]
-        value = points[cards[0]]
+        value = 0 if key[0] == "lump" else points[cards[0]]  # type: ignore[index]
         nxt: dict[tuple, list[list[str]]] = {}
         for state, rep in states.items():
             for split in _splits(len(cards), [p.size - s[0] for p, s in zip(places, state)]):
