@@ -167,13 +167,14 @@ def _places(rec: HandRecord) -> list[Place]:
     return places
 
 
-def _position(rec: HandRecord, places: list[Place], cards: list[list[str]], unseen: list[str], named: set[str]) -> HandRecord:
+def _position(rec: HandRecord, places: list[Place], cards: list[list[str]], unseen: list[str], named: dict[str, int]) -> HandRecord:
     """The whole position of one world: each place's cards, the rest in the other unknown
-    places.  A merged place's cards go to its parts in order, the cards actions name
-    first (so they are in the hand as early as the record allows)."""
+    places.  A merged place's cards go to its parts in the order they come into the hand,
+    the cards actions name first, the one named soonest first (``named``: card -> index
+    of the first action naming it), so each is in the hand as early as the record needs."""
     given: dict[str, list[str]] = {}
     for pl, cs in zip(places, cards):
-        ordered = sorted(cs, key=lambda c: c not in named)
+        ordered = sorted(cs, key=lambda c: (c not in named, named.get(c, 0)))
         for part, size in pl.pieces():
             given[part], ordered = ordered[:size], ordered[size:]
     used = {c for cs in cards for c in cs}
@@ -215,28 +216,36 @@ def _merged(rec: HandRecord, places: list[Place], probe: World, given: list[list
 def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     """The verdict of every distinct world that agrees with the record."""
     unseen = check_accounting(rec, ruleset)
-    named = {c for a in rec.actions for c in named_cards(a.fields)}
+    named: dict[str, int] = {}
+    for i, a in enumerate(rec.actions):
+        for c in named_cards(a.fields):
+            named.setdefault(c, i)
     by_value = all(v in VALUE_BLIND for v in rec.variants)
     places = _places(rec)
     if by_value and not PATH_BLIND_EXCEPT & set(rec.variants):
         # the course of play is the same in every world that agrees with the record: learn
         # it from one (only where the named cards lie can matter), then merge the places
-        for given in worlds(places, classes_of(unseen, ruleset.points, named, by_value, lump=True), ruleset.points):
+        for given in worlds(places, classes_of(unseen, ruleset.points, set(named), by_value, lump=True), ruleset.points):
             probe = _try_world(rec, ruleset, places, given, unseen, named)
             if probe is not None:
                 places = _merged(rec, places, probe, given)
                 break
     out = []
-    for given in worlds(places, classes_of(unseen, ruleset.points, named, by_value), ruleset.points):
-        found = _try_world(rec, ruleset, places, given, unseen, named)
-        if found is not None:
-            out.append(found)
+    try:
+        for given in worlds(places, classes_of(unseen, ruleset.points, set(named), by_value), ruleset.points):
+            found = _try_world(rec, ruleset, places, given, unseen, named)
+            if found is not None:
+                out.append(found)
+    except HandRecordError as exc:
+        raise _err(rec, "setup", str(exc)) from None
     if not out:
         raise _err(rec, "actions", "no way the unseen cards could lie agrees with the record (a card is named where it cannot be)")
     return out
 
 
-def _try_world(rec: HandRecord, ruleset: Ruleset, places: list[Place], given: list[list[str]], unseen: list[str], named: set[str]) -> World | None:
+def _try_world(
+    rec: HandRecord, ruleset: Ruleset, places: list[Place], given: list[list[str]], unseen: list[str], named: dict[str, int]
+) -> World | None:
     """One world's verdict, or ``None`` when it contradicts the record."""
     try:
         return _play_world(rec, ruleset, _position(rec, places, given, unseen, named), set(unseen))

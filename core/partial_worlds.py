@@ -23,7 +23,7 @@ from typing import Iterator
 
 from .errors import HandRecordError
 
-MAX_WORLDS = 200_000
+MAX_WORLDS = 20_000
 """More distinct worlds than this is refused with a clear error rather than run."""
 
 PATH_BLIND_EXCEPT = frozenset({"knock-limit"})
@@ -119,7 +119,8 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
                     nxt[t] = new_rep
                     if len(nxt) > MAX_WORLDS:
                         raise HandRecordError(
-                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one"
+                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie (this ruleset looks at which "
+                            "cards a hand holds, so each unseen card counts on its own): too many to weigh one by one"
                         )
         states = nxt
     for state, rep in states.items():
