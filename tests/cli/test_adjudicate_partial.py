@@ -105,3 +105,20 @@ def test_a_version_1_file_refuses_unknown_cards(tmp_path):
     result = runner.invoke(app, ["adjudicate", _file(tmp_path, doc)])
     assert result.exit_code == 2
     assert "case PK12: setup.hands.P1" not in result.output and "setup.stock: expected a list of cards" in result.output
+
+
+def test_schema_describes_both_hand_record_versions():
+    result = runner.invoke(app, ["schema", "--hand-record"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["x-tonk-format-versions"] == [1, 2]
+    v1 = schema["$defs"]["case_v1"]["properties"]["setup"]["oneOf"][1]["properties"]
+    v2 = schema["$defs"]["case_v2"]["properties"]["setup"]["oneOf"][1]["properties"]
+    assert v1["stock"]["$ref"] == "#/$defs/cards"  # version 1: a list, top first
+    assert v2["stock"]["oneOf"][1]["required"] == ["unknown"]
+    assert set(v2["hands"]["additionalProperties"]["oneOf"][1]["properties"]) == {"unknown", "cards"}
+    legal = schema["$defs"]["case_v2"]["properties"]["actions"]["items"]["properties"]["expect"]["properties"]["legal"]
+    assert {"const": "open"} in legal["oneOf"]
+    assert "malformed" in schema["oneOf"][1]["properties"]
+    # the event schema is still what `tonk schema` prints
+    assert json.loads(runner.invoke(app, ["schema"]).stdout)["x-tonk-format"] != "tonk-adjudication-cases"
