@@ -12,10 +12,21 @@ def action_verdict(a: dict[str, Any]) -> str | None:
     """The verdict cell of an action whose legality is open, or of a draw of an unseen
     card; ``None`` for everything else (printed as for version 1)."""
     if a["legal"] == "open":
-        return f"[yellow]open[/yellow]: where illegal, {safe(a['violation'])} ({safe(a['rule'])}): {safe(a['message'])}"
+        return f"[yellow]open[/yellow]: where illegal, {_reason(a)}"
+    if a["legal"] is False and isinstance(a["violation"], dict):
+        return f"[red]illegal[/red], depending on the unseen cards: {_reason(a)}"
     if a["legal"] is True and a["action"] in ("draw_stock", "draw_discard") and not a.get("drawn") and not a.get("effect"):
         return "[green]legal[/green] drew a card nobody saw"
     return None
+
+
+def _either(value: Any) -> str:
+    return " or ".join(safe(v) for v in value["open"]) if isinstance(value, dict) else safe(value)
+
+
+def _reason(a: dict[str, Any]) -> str:
+    """What an action breaks: one code, rule and message, or each where they differ."""
+    return f"{_either(a['violation'])} ({_either(a['rule'])}): {_either(a['message'])}"
 
 
 def hand_text(h: Any) -> str:

@@ -86,10 +86,17 @@ class World:
     table: list[dict[str, Any]]
     piles: dict[str, Any]
     drawn_by: dict[str, tuple[int, str]]  # each card drawn: the action's index and the drawer
+    placed: dict[str, str]  # each card the record takes out of a player's unknown cards: the player
 
 
 class _Contradiction(Exception):
-    """This world does not agree with the record."""
+    """This world does not agree with the record: ``card`` should be where one of
+    ``instead`` is (a card in the namer's unknown cards, or the card a named draw found)."""
+
+    def __init__(self, card: str, instead: list[str]):
+        super().__init__(card)
+        self.card = card
+        self.instead = instead
 
 
 def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen: set[str]) -> World:
@@ -100,6 +107,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
     revealed: set[str] = set()
     results = []
     drawn_by: dict[str, tuple[int, str]] = {}
+    placed: dict[str, str] = {}
     for i, a in enumerate(rec.actions):
         names = named_cards(a.fields)
         if a.action in _TAKES_FROM_HAND:
@@ -108,8 +116,10 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
             shown = [c for c in hand if c not in hidden]
             wanted = [c for c in names if c not in shown]
             if wanted and all(c in unseen and c not in revealed for c in wanted) and len(hidden) >= len(wanted):
-                if not all(c in hidden for c in wanted):
-                    raise _Contradiction  # the record says they came out of this player's unknown cards
+                missing = [c for c in wanted if c not in hidden]
+                if missing:  # the record says they came out of this player's unknown cards
+                    raise _Contradiction(missing[0], [c for c in hidden if c not in wanted])
+                placed.update((c, a.player) for c in wanted)
         known_before = revealed.copy()
         revealed.update(names)
         r: dict[str, Any] = {"legal": True, "violation": None, "rule": None, "message": None, "drawn": None, "spread_id": None, "effect": None}
@@ -123,7 +133,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
                     if "card" in a.fields and e.card != a.fields["card"]:
                         if e.card not in unseen or e.card in known_before:
                             raise _err(rec, f"actions[{i}].card", f"names {a.fields['card']}, but the card drawn is the known {e.card}")
-                        raise _Contradiction
+                        raise _Contradiction(a.fields["card"], [e.card])
                     drawn_by[e.card] = (i, a.player)
                     r["drawn"] = e.card if (e.card not in unseen or e.card in revealed) else None
                 elif isinstance(e, SpreadLaid):
@@ -155,6 +165,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
         table=[_spread_json(s) for s in st.table.values()],
         piles={"stock_size": len(st.stock), "discard_top": UNKNOWN_TOP if top in unseen and top not in revealed else top},
         drawn_by=drawn_by,
+        placed=placed,
     )
 
 
@@ -201,7 +212,7 @@ def _merged(rec: HandRecord, places: list[Place], probe: World, given: list[list
         if slot is None:
             continue
         if "card" in rec.actions[i].fields:
-            kept.append(slot)
+            kept.append(Place(slot.name, 1, fixed=(card,)))
         else:
             draws[player].append((i, slot))
     for p in rec.players:
@@ -209,7 +220,9 @@ def _merged(rec: HandRecord, places: list[Place], probe: World, given: list[list
         parts += [slot for _, slot in sorted(draws[p], key=lambda d: d[0])]
         if parts:
             pieces = tuple(piece for pl in parts for piece in pl.pieces())
-            kept.append(Place(f"hand {p}", sum(size for _, size in pieces), pieces))
+            # a card the record takes out of p's unknown cards is in p's hand or unnamed draws in every world
+            fixed = tuple(c for c, owner in probe.placed.items() if owner == p)
+            kept.append(Place(f"hand {p}", sum(size for _, size in pieces), pieces, fixed))
     return kept
 
 
@@ -225,14 +238,14 @@ def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     if by_value and not PATH_BLIND_EXCEPT & set(rec.variants):
         # the course of play is the same in every world that agrees with the record: learn
         # it from one (only where the named cards lie can matter), then merge the places
-        for given in worlds(places, classes_of(unseen, ruleset.points, set(named), by_value, lump=True), ruleset.points):
-            probe = _try_world(rec, ruleset, places, given, unseen, named)
-            if probe is not None:
-                places = _merged(rec, places, probe, given)
-                break
+        probed = _probe(rec, ruleset, places, unseen, named)
+        if probed is not None:
+            places = _merged(rec, places, *probed)
     out = []
+    fixed = {c for pl in places for c in pl.fixed}
+    free = [c for c in unseen if c not in fixed]
     try:
-        for given in worlds(places, classes_of(unseen, ruleset.points, set(named), by_value), ruleset.points):
+        for given in worlds(places, classes_of(free, ruleset.points, set(named), by_value), ruleset.points):
             found = _try_world(rec, ruleset, places, given, unseen, named)
             if found is not None:
                 out.append(found)
@@ -241,6 +254,38 @@ def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     if not out:
         raise _err(rec, "actions", "no way the unseen cards could lie agrees with the record (a card is named where it cannot be)")
     return out
+
+
+def _probe(
+    rec: HandRecord, ruleset: Ruleset, places: list[Place], unseen: list[str], named: dict[str, int]
+) -> tuple[World, list[list[str]]] | None:
+    """One world that agrees with the record, and its places' cards: the places filled
+    with cards no action names, then repaired where the record contradicts it (the card
+    it names swapped in for one of the namer's unknown cards, or for the card a named
+    draw found); ``None`` if the repairs do not settle."""
+    pool = iter(sorted(unseen, key=lambda c: c in named))
+    given = [[next(pool) for _ in range(pl.size)] for pl in places]
+    for _ in range(4 * len(rec.actions) + 4):
+        try:
+            return _play_world(rec, ruleset, _position(rec, places, given, unseen, named), set(unseen)), given
+        except _Contradiction as wrong:
+            if not wrong.instead:
+                return None
+            out = min(wrong.instead, key=lambda c: (c in named, -named.get(c, 0)))  # one no action names, else the latest named
+            _swap(given, wrong.card, out)
+    return None
+
+
+def _swap(given: list[list[str]], card: str, out: str) -> None:
+    """Put ``card`` where ``out`` is, and ``out`` where ``card`` was (if in a place)."""
+    where = {c: (i, j) for i, cs in enumerate(given) for j, c in enumerate(cs)}
+    if out not in where:
+        return
+    i, j = where[out]
+    given[i][j] = card
+    if card in where:
+        k, m = where[card]
+        given[k][m] = out
 
 
 def _try_world(
@@ -275,7 +320,12 @@ def _action_verdict(a: Any, results: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"seq": a.seq, "player": a.player, "action": a.action}
     out["legal"] = legal.pop() if len(legal) == 1 else "open"
     for k in ("violation", "rule", "message"):
-        out[k] = refused[0][k] if refused else None
+        # refused for different reasons in different worlds: {"open": [each reason]}
+        reasons: list[Any] = []
+        for r in refused:
+            if r[k] not in reasons:
+                reasons.append(r[k])
+        out[k] = None if not reasons else reasons[0] if len(reasons) == 1 else {"open": reasons}
     for k in ("drawn", "spread_id", "effect"):
         seen = {_key(r[k]) for r in allowed}
         out[k] = allowed[0][k] if allowed and len(seen) == 1 else None

@@ -12,7 +12,9 @@ ruleset that reads an unknown card only through its points (:data:`VALUE_BLIND`
 variants), two unseen cards of the same points that no action names are
 interchangeable, and a place's cards count only by their total.  So a world stands for
 every assignment with the same per-place totals (and the same named cards in each
-place); every distinct combination of totals is enumerated exactly once.  Under any
+place); every distinct combination of totals is enumerated exactly once.  A place's
+``fixed`` cards (where the record puts a named card) are not enumerated: the caller
+leaves them out of the classes.  Under any
 other variant each unseen card is its own class (exact, and larger).
 """
 
@@ -72,6 +74,7 @@ class Place:
     name: str  # "hand P1", "stock 1", "discard 3"
     size: int
     parts: tuple[tuple[str, int], ...] = ()
+    fixed: tuple[str, ...] = ()  # cards every world agreeing with the record puts here
 
     def pieces(self) -> tuple[tuple[str, int], ...]:
         return self.parts or ((self.name, self.size),)
@@ -98,8 +101,8 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
     are summarised by their total points and the cards of single-card classes they
     hold; one representative assignment per distinct summary."""
     # state: per place (filled, total, tuple of own-class cards) -> representative cards
-    start = tuple((0, 0, ()) for _ in places)
-    states: dict[tuple, list[list[str]]] = {start: [[] for _ in places]}
+    start = tuple((len(p.fixed), 0, ()) for p in places)
+    states: dict[tuple, list[list[str]]] = {start: [list(p.fixed) for p in places]}
     for key, cards in classes:
         single = key[0] == "card"  # type: ignore[index]
         value = 0 if key[0] == "lump" else points[cards[0]]  # type: ignore[index]
