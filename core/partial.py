@@ -120,6 +120,10 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
                 if missing:  # the record says they came out of this player's unknown cards
                     raise _Contradiction(missing[0], [c for c in hidden if c not in wanted])
                 placed.update((c, a.player) for c in wanted)
+        top = st.discard_top
+        if a.action == "draw_discard" and "card" in a.fields and top is not None and top != a.fields["card"]:
+            if top not in unseen or top in revealed:  # refused or not, the players saw another top
+                raise _err(rec, f"actions[{i}].card", f"names {a.fields['card']}, but the discard top is the known {top}")
         known_before = revealed.copy()
         revealed.update(names)
         r: dict[str, Any] = {"legal": True, "violation": None, "rule": None, "message": None, "drawn": None, "spread_id": None, "effect": None}

@@ -122,8 +122,8 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
                     nxt[t] = new_rep
                     if len(nxt) > MAX_WORLDS:
                         raise HandRecordError(
-                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie (this ruleset looks at which "
-                            "cards a hand holds, so each unseen card counts on its own): too many to weigh one by one"
+                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one "
+                            "(name more of the cards, or leave fewer unknown)"
                         )
         states = nxt
     for state, rep in states.items():

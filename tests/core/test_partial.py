@@ -108,7 +108,14 @@ def test_a_named_draw_differing_from_a_known_top_is_malformed():
     # P1 takes the known discard top 9C but the record names another card
     case["actions"] = [{"seq": 1, "player": "P1", "action": "draw_discard", "card": "7C"}]
     v = judge(case)
-    assert v["status"] == "error" and "actions[0].card" in v["message"] and "known 9C" in v["message"]
+    assert v["status"] == "error" and "actions[0].card" in v["message"] and "the discard top is the known 9C" in v["message"]
+
+
+def test_a_refused_named_draw_of_a_known_top_is_still_malformed():
+    case = _pk12()
+    case["actions"] = [{"seq": 1, "player": "P2", "action": "draw_discard", "card": "7C"}]  # out of turn
+    v = judge(case)
+    assert v["status"] == "error" and "the discard top is the known 9C" in v["message"]
 
 
 def test_version_one_keeps_refusing_unknown_cards():
