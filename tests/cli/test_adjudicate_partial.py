@@ -46,6 +46,14 @@ def test_check_finds_a_wrong_range_and_a_wrong_outcome(tmp_path):
     assert "differs hand_totals" in result.output and "differs outcomes" in result.output
 
 
+def test_check_does_not_compare_the_decided_by_sentence(tmp_path):
+    doc = json.loads(PARTIAL.read_text())
+    pk12 = next(c for c in doc["cases"] if c["id"] == "PK12")
+    pk12["expected"]["decided_by"] = "P1's total: 5 or less, P1 alone is lowest; 6, P1 and P3 tie; 7 or more, P3 is lowest"
+    result = runner.invoke(app, ["adjudicate", _file(tmp_path, doc), "--check"])
+    assert result.exit_code == 0, result.output
+
+
 def test_check_finds_a_malformed_record_that_is_read(tmp_path):
     doc = json.loads(PARTIAL.read_text())
     doc["malformed"].append(copy.deepcopy(doc["cases"][0]) | {"id": "FINE"})
