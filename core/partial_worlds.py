@@ -25,7 +25,7 @@ from typing import Iterator
 
 from .errors import HandRecordError
 
-MAX_WORLDS = 20_000
+MAX_WORLDS = 100_000
 """More distinct worlds than this is refused with a clear error rather than run."""
 
 PATH_BLIND_EXCEPT = frozenset({"knock-limit"})
