@@ -34,11 +34,17 @@ def ruleset_loader(registry: Registry | None = None, *, keep: int = 256) -> Rule
 
 
 def adjudicate(
-    raw: Any, index: int = 0, *, registry: Registry | None = None, load_ruleset: RulesetLoader | None = None
+    raw: Any,
+    index: int = 0,
+    *,
+    registry: Registry | None = None,
+    load_ruleset: RulesetLoader | None = None,
+    format_version: int = 1,
 ) -> dict[str, Any]:
     """The verdict for one raw case object (see :func:`tonk.core.adjudication.adjudicate`);
-    pass one ``load_ruleset`` from :func:`ruleset_loader` across the cases of a file."""
-    return _adjudicate(raw, index, load_ruleset=load_ruleset or ruleset_loader(registry))
+    pass one ``load_ruleset`` from :func:`ruleset_loader` across the cases of a file, and
+    the file's ``format_version``."""
+    return _adjudicate(raw, index, load_ruleset=load_ruleset or ruleset_loader(registry), format_version=format_version)
 
 
 __all__ = ["adjudicate", "compare", "ruleset_loader"]

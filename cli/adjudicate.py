@@ -38,9 +38,14 @@ def _actions_table(out: Any, actions: list[dict[str, Any]], raw_actions: list[An
     """The actions as a table: a Rich table on a terminal (cells wrap to its width), else
     the same columns as plain lines of markup (what Rich prints off a terminal, made in a
     fraction of the time: a large file of cases prints a table per case)."""
+    from .adjudicate_partial import action_verdict
+
     rows = []
     for a, ra in zip(actions, raw_actions):
-        if a["legal"]:
+        partial = action_verdict(a)
+        if partial is not None:
+            verdict = partial
+        elif a["legal"]:
             extra = []
             if a.get("drawn"):
                 extra.append(f"drew {card(a['drawn'])}")
@@ -106,6 +111,12 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             lines.append(f"    {safe(p)}: {cards(h)}")
     if v["actions"]:
         lines.append(_actions_table(out, v["actions"], raw.get("actions", [])))
+    if v.get("format_version") == 2:
+        from .adjudicate_partial import outcome_lines
+
+        lines += outcome_lines(v, _stake(raw))
+        _check_lines(lines, v, diffs)
+        return flush()
     end = v["end"]
     if end is None:
         lines.append("  end: [yellow]the hand has not ended[/yellow]")
@@ -124,6 +135,12 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
     else:
         lines.append("  ledger: [dim]no payments[/dim]")
     lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")
+    _check_lines(lines, v, diffs)
+    flush()
+
+
+def _check_lines(lines: list[Any], v: dict[str, Any], diffs: list[str] | None) -> None:
+    """With --check: the differences from the expected block, or that there are none."""
     if diffs is not None:
         if diffs:
             for d in diffs:
@@ -132,7 +149,6 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             lines.append("  [yellow]nothing compared[/yellow]: the case has no expected block")
         else:
             lines.append("  [green]matches expected[/green]")
-    flush()
 
 
 LONG_FILE = 1_000_000
@@ -192,6 +208,8 @@ def adjudicate_cmd(
     shown = stream.size >= LONG_FILE and not sys.stdout.isatty()
     with progress("adjudicating", stream.size, f"of {file.name}", enabled=shown, percent=True) as advance:
         broken = _judge_stream(stream, wanted, judge, advance)
+    if broken is None and check:
+        _judge_malformed(stream, wanted, judge)
     if judge.json_doc is not None:
         judge.json_doc.close()
     if broken is not None:
@@ -222,8 +240,19 @@ def _judge_stream(stream: Any, wanted: set[str], judge: _Judge, advance: Any) ->
         index += 1
         if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
             continue
-        judge.case(raw, index)
+        judge.case(raw, index, stream.format_version)
         raw = item = None  # hold no more than the case in hand
+
+
+def _judge_malformed(stream: Any, wanted: set[str], judge: "_Judge") -> None:
+    """With --check: each record of the file's ``malformed`` list (format 2) must be refused."""
+    listed = stream.header.get("malformed")
+    if not isinstance(listed, list):
+        return
+    for index, raw in enumerate(listed):
+        if wanted and not (isinstance(raw, dict) and raw.get("id") in wanted):
+            continue
+        judge.malformed_record(raw, index, stream.format_version)
 
 
 class _Judge:
@@ -235,12 +264,13 @@ class _Judge:
         self.json_doc = json_doc
         self.cases = self.ok = self.skipped = self.differ = self.malformed = 0
         self.bare = 0  # judged, but nothing to compare (no expected block, no action's expect)
+        self.listed = self.refused = 0  # records listed as malformed (format 2); those refused, as they must be
 
-    def case(self, raw: Any, index: int) -> None:
+    def case(self, raw: Any, index: int, format_version: int = 1) -> None:
         from ..application.adjudicate import adjudicate, compare
         from ..core.adjudication import expectations
 
-        v = adjudicate(raw, index, load_ruleset=self.load_ruleset)
+        v = adjudicate(raw, index, load_ruleset=self.load_ruleset, format_version=format_version)
         self.cases += 1
         diffs = None
         if v["status"] == "ok":
@@ -264,6 +294,31 @@ class _Judge:
         else:
             _print_case(v, raw if isinstance(raw, dict) else {}, diffs)
 
+    def malformed_record(self, raw: Any, index: int, format_version: int) -> None:
+        """A record the file lists as malformed: refused (as expected) or, a difference, accepted."""
+        from ..application.adjudicate import adjudicate
+        from ..core.handrecord import case_id_of
+
+        v = adjudicate(raw, index, load_ruleset=self.load_ruleset, format_version=format_version)
+        cid = case_id_of(raw, index)
+        refused = v["status"] == "error"
+        diffs = [] if refused else [f"listed as malformed, but read as a valid record (status {v['status']})"]
+        self.listed += 1
+        self.refused += refused
+        if self.json_doc is not None:
+            entry = {"id": cid, "status": "malformed_expected", "refused": refused, "message": v.get("message")}
+            entry["check"] = {"ok": refused, "compared": 1, "differences": diffs}
+            self.json_doc.add(entry)
+            for d in diffs:
+                err_console().print(one_line(f"{cid}: {d}"), markup=False)
+            return
+        lines = [f"\n[bold]{safe(cid)}[/bold] (listed as malformed)"]
+        if refused:
+            lines.append(f"  [green]refused as expected[/green]: {safe(one_line(v['message']))}")
+        else:
+            lines += [f"  [red]differs[/red] {safe(d)}" for d in diffs]
+        console().print("\n".join(lines))
+
     def finish(self, *, summary: bool) -> None:
         """The summary line (``summary``: not with --json), and the exit code: 2 for a malformed
         case, 1 for a difference or, with --check, nothing checked."""
@@ -273,6 +328,8 @@ class _Judge:
                 text += f"; {self.ok - self.bare - self.differ} match expected, {self.differ} differ"
                 if self.bare:
                     text += f", {self.bare} without expectations"
+                if self.listed:
+                    text += f"; {self.listed} listed as malformed, {self.refused} refused as expected"
             console().print(text)
         if self.malformed:
             raise typer.Exit(2)
@@ -288,5 +345,5 @@ class _Judge:
             err_console().print(f"note: {self.skipped} of {self.cases} case(s) skipped, not checked", markup=False, soft_wrap=True)
         if self.check and self.bare:
             err_console().print(f"note: {self.bare} of {self.cases} case(s) have no expected block, not compared", markup=False, soft_wrap=True)
-        if self.differ:
+        if self.differ or self.refused < self.listed:
             raise typer.Exit(1)

@@ -287,6 +287,15 @@ def event_schema() -> dict:
 @app.command("schema")
 def schema_cmd(
     json_out: bool = typer.Option(False, "--json", help="Accepted for uniformity: the schema is JSON either way."),
+    hand_record: bool = typer.Option(
+        False, "--hand-record", help="The schema of hand-record files (tonk adjudicate), format versions 1 and 2, instead."
+    ),
 ) -> None:
-    """Print the JSON Schema of the event format (generated from the msgspec definitions) and its version."""
+    """Print the JSON Schema of the event format (generated from the msgspec definitions) and its version;
+    with --hand-record, that of hand-record files (format versions 1 and 2)."""
+    if hand_record:
+        from ..core.handrecord_schema import hand_record_schema
+
+        print_json(hand_record_schema())
+        return
     print_json(event_schema())

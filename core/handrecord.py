@@ -58,6 +58,12 @@ class HandRecord:
     actions: list[RecordedAction] = field(default_factory=list)
     expected: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    # format_version 2 (partial knowledge): ``hands``/``stock``/``discard`` then hold the
+    # named cards only, and these the number of cards nobody can name in each place
+    format_version: int = 1
+    hand_unknown: dict[str, int] = field(default_factory=dict)
+    stock_unknown: int = 0
+    discard_unknown: int = 0
 
 
 class _Ctx:
@@ -121,6 +127,14 @@ class RecordStream:
         self.text = text
         self.source = source
         self.size = len(text)
+        self.header: dict[str, Any] = {}  # the top-level keys other than "cases" read so far
+
+    @property
+    def format_version(self) -> int:
+        """The file's ``format_version`` as read so far (1 when absent; it comes before
+        ``cases`` in a file whose cases use version 2)."""
+        v = self.header.get("format_version")
+        return v if isinstance(v, int) and not isinstance(v, bool) else 1
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         text = self.text
@@ -198,6 +212,7 @@ class RecordStream:
                     end = self._after_array
                 else:
                     whole[key], end = self._decode(pos, "")
+                    self.header[key] = whole[key]
                 pos = self._expect(skip_space(text, end), ",}", "Expecting ',' delimiter")
                 if text[pos] == "}":
                     break
@@ -223,14 +238,26 @@ def check_id_problem(value: Any) -> str | None:
     return None
 
 
-def parse_record(raw: Any, index: int = 0) -> HandRecord:
+def record_version(raw: Any, file_version: int = 1) -> int:
+    """The format version a case is read under: its own ``format_version`` when it carries
+    one (a file of one case), else its file's."""
+    own = raw.get("format_version") if isinstance(raw, dict) else None
+    return own if isinstance(own, int) and not isinstance(own, bool) else file_version
+
+
+def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecord:
     """Validate one raw case object into a :class:`HandRecord`: the case as a whole, its
     players and dealer, its ruleset, its setup (a deck order or an explicit position),
-    then its actions, each problem a :class:`HandRecordError` naming the field."""
+    then its actions, each problem a :class:`HandRecordError` naming the field.
+    ``format_version`` 2 allows unknown cards in an explicit setup and named draws
+    (cases/README.md, "Partial knowledge"; :mod:`tonk.core.partial_record`)."""
     cid = case_id_of(raw, index)
     ctx = _Ctx(cid)
     if not isinstance(raw, dict):
         raise ctx.err("case", "a hand record must be a JSON object")
+    format_version = record_version(raw, format_version)
+    if format_version not in (1, 2):
+        raise ctx.err("format_version", f"must be 1 or 2, not {format_version!r}")
     if "id" in raw:
         problem = check_id_problem(raw["id"])
         if problem is not None:
@@ -256,16 +283,21 @@ def parse_record(raw: Any, index: int = 0) -> HandRecord:
         mode=mode,
         expected=raw.get("expected") if isinstance(raw.get("expected"), dict) else None,
         raw=raw,
+        format_version=format_version,
     )
     if mode == "deck":
         rec.deck = ctx.cards(setup.get("deck"), "setup.deck")
         _no_duplicates(ctx, rec.deck, "setup.deck")
+    elif format_version == 2:
+        from .partial_record import read_partial_position
+
+        read_partial_position(ctx, setup, rec)
     else:  # explicit (the mode was checked above)
         _read_position(ctx, setup, rec)
     actions = raw.get("actions", [])
     if not isinstance(actions, list):
         raise ctx.err("actions", "must be a list")
-    rec.actions = [_parse_action(ctx, a, i, players) for i, a in enumerate(actions)]
+    rec.actions = [_parse_action(ctx, a, i, players, format_version) for i, a in enumerate(actions)]
     return rec
 
 
@@ -358,7 +390,10 @@ def _no_duplicates(ctx: _Ctx, cards: list[str], where: str) -> None:
         seen.add(c)
 
 
-def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedAction:
+_NAMED_DRAWS = ("draw_stock", "draw_discard")
+
+
+def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str], format_version: int = 1) -> RecordedAction:
     where = f"actions[{i}]"
     if not isinstance(a, dict):
         raise ctx.err(where, "must be an object with seq, player and action")
@@ -373,7 +408,8 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
     player = a.get("player")
     if player not in players:
         raise ctx.err(f"{where}.player", f"{player!r} is not one of the players")
-    extra = set(a) - _COMMON_FIELDS - action_fields(action)
+    allowed = action_fields(action) | ({"card"} if format_version == 2 and action in _NAMED_DRAWS else set())
+    extra = set(a) - _COMMON_FIELDS - allowed
     if extra:
         raise ctx.err(where, f"unknown field(s) {', '.join(sorted(extra))} for action {action}")
     fields: dict[str, Any] = {}
@@ -399,9 +435,13 @@ def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str]) -> RecordedActi
         if "card" not in a:
             raise ctx.err(f"{where}.card", "missing")
         fields["card"] = ctx.card(a["card"], f"{where}.card")
+    elif action in _NAMED_DRAWS and "card" in a:  # format_version 2: the card drawn, named
+        fields["card"] = ctx.card(a["card"], f"{where}.card")
     expect = a.get("expect")
     if expect is not None and not isinstance(expect, dict):
         raise ctx.err(f"{where}.expect", "must be an object")
-    if expect is not None and "legal" in expect and not isinstance(expect["legal"], bool):
-        raise ctx.err(f"{where}.expect.legal", f"must be true or false, not {expect['legal']!r}")
+    open_ok = format_version == 2 and expect is not None and expect.get("legal") == "open"
+    if expect is not None and "legal" in expect and not isinstance(expect["legal"], bool) and not open_ok:
+        allowed_legal = "true, false or 'open'" if format_version == 2 else "true or false"
+        raise ctx.err(f"{where}.expect.legal", f"must be {allowed_legal}, not {expect['legal']!r}")
     return RecordedAction(seq, player, action, fields, expect)

@@ -274,16 +274,17 @@ async def audit(game_id: str, request: Request) -> Response:
 @post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate])
 async def adjudicate_records(request: Request) -> Response:
     from ..application.adjudicate import adjudicate, ruleset_loader
-    from ..core.handrecord import records_from_text
+    from ..core.handrecord import RecordStream
 
     body = await request.body()
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise TableError("the hand-record body is not UTF-8 text") from None
-    raws = records_from_text(text, "request body")
+    stream = RecordStream(text, "request body")
+    raws = [(raw, stream.format_version) for raw, _ in stream]  # each case under the version read before it, as the CLI
     load_ruleset = ruleset_loader()
-    return _cli_json({"cases": [adjudicate(raw, i, load_ruleset=load_ruleset) for i, raw in enumerate(raws)]})
+    return _cli_json({"cases": [adjudicate(raw, i, load_ruleset=load_ruleset, format_version=v) for i, (raw, v) in enumerate(raws)]})
 
 
 @get("/ping", summary="A bare JSON endpoint")
