@@ -283,8 +283,15 @@ async def adjudicate_records(request: Request) -> Response:
         raise TableError("the hand-record body is not UTF-8 text") from None
     stream = RecordStream(text, "request body")
     raws = [(raw, stream.format_version) for raw, _ in stream]  # each case under the version read before it, as the CLI
-    load_ruleset = ruleset_loader()
-    return _cli_json({"cases": [adjudicate(raw, i, load_ruleset=load_ruleset, format_version=v) for i, (raw, v) in enumerate(raws)]})
+
+    def judge() -> dict[str, Any]:
+        load_ruleset = ruleset_loader()
+        return {"cases": [adjudicate(raw, i, load_ruleset=load_ruleset, format_version=v) for i, (raw, v) in enumerate(raws)]}
+
+    # A case under partial knowledge may weigh many worlds (seconds): judged in a worker
+    # thread, one request at a time, so the tables' commands and streams go on meanwhile.
+    async with request.app.state.adjudicating:
+        return _cli_json(await asyncio.to_thread(judge))
 
 
 @get("/ping", summary="A bare JSON endpoint")
@@ -330,6 +337,7 @@ def create_app(config: ServiceConfig) -> Litestar:
                 "public_limiter": RateLimiter(config.public_rate, config.public_burst, "--public-rate"),
                 "slots": TableSlots(config.max_tables, config.max_tables_per_client),
                 "stopping": asyncio.Event(),
+                "adjudicating": asyncio.Semaphore(1),
             }
         ),
         request_max_body_size=config.max_body,
