@@ -13,33 +13,18 @@ percentile, worst), and the slowest cases.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import statistics
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def hidden(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    c = copy.deepcopy(case)
-    setup = c["setup"]
-    setup["stock"] = {"unknown": len(setup["stock"])}
-    if rng.random() < 0.8:
-        p = rng.choice(c["players"])
-        cards = setup["hands"][p]
-        keep = rng.randint(0, len(cards))
-        setup["hands"][p] = {"cards": cards[:keep], "unknown": len(cards) - keep}
-    if rng.random() < 0.5 and len(setup["discard"]) > 1:
-        setup["discard"] = {"cards": setup["discard"][:1], "unknown": len(setup["discard"]) - 1}
-    c.pop("expected", None)
-    return c
-
 
 def main(argv: list[str] | None = None) -> None:
+    from tests.support.partial_cases import hide_parts  # the tests' records (run from the checkout's root)
     from tonk.application.adjudicate import adjudicate, ruleset_loader
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -49,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     rng = random.Random(args.seed)
     explicit = [c for c in json.loads((ROOT / "tests" / "core" / "fixtures" / "referee-cases.json").read_text())["cases"] if c["setup"]["mode"] == "explicit"]
     records = json.loads((ROOT / "examples" / "public-partial-cases.json").read_text())["cases"]
-    records += [hidden(rng.choice(explicit), rng) for _ in range(args.records)]
+    records += [hide_parts(rng.choice(explicit), rng) for _ in range(args.records)]
     load = ruleset_loader()
     rows = []
     for i, raw in enumerate(records):

@@ -75,14 +75,14 @@ def setup_game(rec: HandRecord, ruleset: Ruleset) -> Game:
         raise err("setup", str(exc)) from None
 
 
-def _spread_json(s) -> dict[str, Any]:
+def spread_json(s) -> dict[str, Any]:
     d: dict[str, Any] = {"id": s.id, "owner": s.owner, "kind": s.kind, "cards": list(s.cards)}
     if s.jokers_as:
         d["jokers_as"] = dict(s.jokers_as)
     return d
 
 
-def _end_json(ending) -> dict[str, Any] | None:
+def end_json(ending) -> dict[str, Any] | None:
     if ending is None:
         return None
     d: dict[str, Any] = {"type": ending.end}
@@ -145,9 +145,9 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
         hands = {p: list(st.hands[p]) for p in rec.players}
         totals = {p: ruleset.hand_total(hands[p]) for p in rec.players}
         ledger = []
-    out["end"] = _end_json(ending)
+    out["end"] = end_json(ending)
     out["final_hands"] = hands
-    out["final_table"] = [_spread_json(s) for s in st.table.values()]
+    out["final_table"] = [spread_json(s) for s in st.table.values()]
     out["final_piles"] = {"stock_size": len(st.stock), "discard_top": st.discard_top}
     out["hand_totals"] = totals
     out["ledger"] = [{"from": p.from_, "to": p.to, "amount": p.amount, "reason": p.reason} for p in ledger]

@@ -66,7 +66,7 @@ class HandRecord:
     discard_unknown: int = 0
 
 
-class _Ctx:
+class RecordContext:
     def __init__(self, case_id: str):
         self.case_id = case_id
 
@@ -252,7 +252,7 @@ def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecor
     ``format_version`` 2 allows unknown cards in an explicit setup and named draws
     (cases/README.md, "Partial knowledge"; :mod:`tonk.core.partial_record`)."""
     cid = case_id_of(raw, index)
-    ctx = _Ctx(cid)
+    ctx = RecordContext(cid)
     if not isinstance(raw, dict):
         raise ctx.err("case", "a hand record must be a JSON object")
     format_version = record_version(raw, format_version)
@@ -301,7 +301,7 @@ def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecor
     return rec
 
 
-def _players(ctx: _Ctx, raw: dict[str, Any]) -> list[str]:
+def _players(ctx: RecordContext, raw: dict[str, Any]) -> list[str]:
     """``players``: two or more distinct, valid names."""
     players = raw.get("players")
     if not isinstance(players, list) or not players or not all(isinstance(p, str) and p for p in players):
@@ -315,7 +315,7 @@ def _players(ctx: _Ctx, raw: dict[str, Any]) -> list[str]:
     return players
 
 
-def _ruleset(ctx: _Ctx, raw: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def _ruleset(ctx: RecordContext, raw: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
     """``ruleset``: the variant names and the options (checked against the variants later,
     when the record is set up under its ruleset)."""
     ruleset = raw.get("ruleset", {})
@@ -330,7 +330,7 @@ def _ruleset(ctx: _Ctx, raw: dict[str, Any]) -> tuple[list[str], dict[str, Any]]
     return variants, options
 
 
-def _read_position(ctx: _Ctx, setup: dict[str, Any], rec: HandRecord) -> None:
+def _read_position(ctx: RecordContext, setup: dict[str, Any], rec: HandRecord) -> None:
     """An explicit setup: each player's hand, the stock, the discard pile, the spreads on
     the table and the player to act, every card once."""
     players = rec.players
@@ -343,21 +343,27 @@ def _read_position(ctx: _Ctx, setup: dict[str, Any], rec: HandRecord) -> None:
     rec.hands = {p: ctx.cards(hands.get(p, []), f"setup.hands.{p}") for p in players}
     rec.stock = ctx.cards(setup.get("stock", []), "setup.stock")
     rec.discard = ctx.cards(setup.get("discard", []), "setup.discard")
+    read_table_and_turn(ctx, setup, rec)
+    everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
+    _no_duplicates(ctx, everything, "setup")
+
+
+def read_table_and_turn(ctx: RecordContext, setup: dict[str, Any], rec: HandRecord) -> None:
+    """An explicit setup's spreads on the table and the player to act, into ``rec`` (format
+    versions 1 and 2 alike)."""
     table = setup.get("table", [])
     if not isinstance(table, list):
         raise ctx.err("setup.table", "must be a list of spreads")
     seen_ids: set[str] = set()
     for i, s in enumerate(table):
-        rec.table.append(_table_spread(ctx, s, f"setup.table[{i}]", players, seen_ids))
+        rec.table.append(_table_spread(ctx, s, f"setup.table[{i}]", rec.players, seen_ids))
     to_act = setup.get("to_act")
-    if to_act not in players:
+    if to_act not in rec.players:
         raise ctx.err("setup.to_act", f"{to_act!r} is not one of the players")
     rec.to_act = to_act
-    everything = [c for p in players for c in rec.hands[p]] + rec.stock + rec.discard + [c for s in rec.table for c in s.cards]
-    _no_duplicates(ctx, everything, "setup")
 
 
-def _table_spread(ctx: _Ctx, s: Any, where: str, players: list[str], seen_ids: set[str]) -> TableSpread:
+def _table_spread(ctx: RecordContext, s: Any, where: str, players: list[str], seen_ids: set[str]) -> TableSpread:
     """One spread of an explicit table: its id (not one of ``seen_ids``, to which it is
     added), owner, cards and wild cards' stand-ins."""
     if not isinstance(s, dict):
@@ -382,7 +388,7 @@ def _table_spread(ctx: _Ctx, s: Any, where: str, players: list[str], seen_ids: s
     )
 
 
-def _no_duplicates(ctx: _Ctx, cards: list[str], where: str) -> None:
+def _no_duplicates(ctx: RecordContext, cards: list[str], where: str) -> None:
     seen: set[str] = set()
     for c in cards:
         if c in seen:
@@ -393,7 +399,7 @@ def _no_duplicates(ctx: _Ctx, cards: list[str], where: str) -> None:
 _NAMED_DRAWS = ("draw_stock", "draw_discard")
 
 
-def _parse_action(ctx: _Ctx, a: Any, i: int, players: list[str], format_version: int = 1) -> RecordedAction:
+def _parse_action(ctx: RecordContext, a: Any, i: int, players: list[str], format_version: int = 1) -> RecordedAction:
     where = f"actions[{i}]"
     if not isinstance(a, dict):
         raise ctx.err(where, "must be an object with seq, player and action")

@@ -100,7 +100,7 @@ class _Contradiction(Exception):
 
 
 def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen: set[str]) -> World:
-    from .adjudication import _end_json, _spread_json, setup_game
+    from .adjudication import end_json, spread_json, setup_game
 
     game = setup_game(position, ruleset)
     st = game.state
@@ -161,12 +161,12 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
     top = st.discard_top
     return World(
         actions=results,
-        end=_end_json(ending),
+        end=end_json(ending),
         ledger=[{"from": p.from_, "to": p.to, "amount": p.amount, "reason": p.reason} for p in ledger],
         net=net_of(rec.players, ledger),
         hands=hands,
         totals=totals,
-        table=[_spread_json(s) for s in st.table.values()],
+        table=[spread_json(s) for s in st.table.values()],
         piles={"stock_size": len(st.stock), "discard_top": UNKNOWN_TOP if top in unseen and top not in revealed else top},
         drawn_by=drawn_by,
         placed=placed,

@@ -16,16 +16,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .handrecord import HandRecord, _Ctx
+    from .handrecord import HandRecord, RecordContext
 
 
-def _count(ctx: "_Ctx", value: Any, where: str) -> int:
+def _count(ctx: "RecordContext", value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ctx.err(where, f"must be a whole number of cards, 0 or more, not {value!r}")
     return value
 
 
-def _place(ctx: "_Ctx", value: Any, where: str, allowed: set[str]) -> tuple[list[str], int]:
+def _place(ctx: "RecordContext", value: Any, where: str, allowed: set[str]) -> tuple[list[str], int]:
     """A place's named cards and its unknown count: a list of cards, or an object with
     the ``allowed`` keys (``unknown`` required)."""
     if isinstance(value, list):
@@ -42,9 +42,9 @@ def _place(ctx: "_Ctx", value: Any, where: str, allowed: set[str]) -> tuple[list
     return cards, _count(ctx, value["unknown"], f"{where}.unknown")
 
 
-def read_partial_position(ctx: "_Ctx", setup: dict[str, Any], rec: "HandRecord") -> None:
+def read_partial_position(ctx: "RecordContext", setup: dict[str, Any], rec: "HandRecord") -> None:
     """An explicit setup of format version 2 into ``rec``; every named card at most once."""
-    from .handrecord import _table_spread
+    from .handrecord import read_table_and_turn
 
     players = rec.players
     known_fields = {"mode", "hands", "stock", "discard", "table", "to_act"}
@@ -61,16 +61,7 @@ def read_partial_position(ctx: "_Ctx", setup: dict[str, Any], rec: "HandRecord")
         rec.hands[p], rec.hand_unknown[p] = _place(ctx, hands.get(p, []), f"setup.hands.{p}", {"cards", "unknown"})
     rec.stock, rec.stock_unknown = _place(ctx, setup.get("stock", []), "setup.stock", {"unknown"})
     rec.discard, rec.discard_unknown = _place(ctx, setup.get("discard", []), "setup.discard", {"cards", "unknown"})
-    table = setup.get("table", [])
-    if not isinstance(table, list):
-        raise ctx.err("setup.table", "must be a list of spreads")
-    seen_ids: set[str] = set()
-    for i, s in enumerate(table):
-        rec.table.append(_table_spread(ctx, s, f"setup.table[{i}]", players, seen_ids))
-    to_act = setup.get("to_act")
-    if to_act not in players:
-        raise ctx.err("setup.to_act", f"{to_act!r} is not one of the players")
-    rec.to_act = to_act
+    read_table_and_turn(ctx, setup, rec)
     # each card named at most once, the place named in the error
     where_of: dict[str, str] = {}
     places = [(f"setup.hands.{p}", rec.hands[p]) for p in players] + [("setup.stock", rec.stock), ("setup.discard", rec.discard)]

@@ -21,6 +21,8 @@ from tonk.core.errors import IllegalAction
 from tonk.core.game import Game, parse_command
 from tonk.variants import load_ruleset
 
+from partial_cases import hide_parts  # tests/support
+
 ROOT = Path(__file__).resolve().parents[2]
 PARTIAL = json.loads((ROOT / "examples" / "public-partial-cases.json").read_text())
 LOAD = ruleset_loader()
@@ -225,25 +227,6 @@ def test_hidden_parts_settle_as_the_full_position_or_leave_it_open(rng):
 REFEREE = [c for c in json.loads((ROOT / "tests" / "core" / "fixtures" / "referee-cases.json").read_text())["cases"] if c["setup"]["mode"] == "explicit"]
 
 
-def _hide_explicit(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A written-down explicit case with its stock unknown and, by chance, one hand (all or
-    part) and the discard pile below its top; no expectations."""
-    c = copy.deepcopy(case)
-    for a in c.get("actions", []):
-        a.pop("expect", None)
-    c.pop("expected", None)
-    setup = c["setup"]
-    setup["stock"] = {"unknown": len(setup["stock"])}
-    if rng.random() < 0.8:
-        p = rng.choice(c["players"])
-        cards = setup["hands"][p]
-        keep = rng.randint(0, len(cards))
-        setup["hands"][p] = {"cards": cards[:keep], "unknown": len(cards) - keep}
-    if rng.random() < 0.5 and len(setup["discard"]) > 1:
-        setup["discard"] = {"cards": setup["discard"][:1], "unknown": len(setup["discard"]) - 1}
-    c["format_version"] = 2
-    return c
-
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(REFEREE), st.randoms(use_true_random=False))
@@ -255,7 +238,7 @@ def test_written_down_cases_with_parts_hidden_settle_as_the_full_verdict_or_leav
     assume(full["status"] == "ok" and not any(a["violation"] == "CARD_NOT_IN_HAND" for a in full["actions"]))
     saved, partial_worlds.MAX_WORLDS = partial_worlds.MAX_WORLDS, 20_000  # the test's time, not the engine's limit
     try:
-        partial = judge(_hide_explicit(case, rng))
+        partial = judge(hide_parts(case, rng))
     finally:
         partial_worlds.MAX_WORLDS = saved
     assume(partial["status"] == "ok" or "distinct ways" not in partial["message"])  # the hand-reading variants' limit

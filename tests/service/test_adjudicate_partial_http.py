@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from pathlib import Path
@@ -11,6 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
+
+from partial_cases import hide_parts  # tests/support
 
 from .conftest import run_cli
 
@@ -25,24 +26,6 @@ def http(start_module_server):
         yield h
 
 
-def _hidden(case: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A version 1 explicit case with its stock unknown and, by chance, a hand or the
-    discard pile below its top."""
-    c = copy.deepcopy(case)
-    setup = c["setup"]
-    setup["stock"] = {"unknown": len(setup["stock"])}
-    if rng.random() < 0.7:
-        p = rng.choice(c["players"])
-        cards = setup["hands"][p]
-        keep = rng.randint(0, len(cards))
-        setup["hands"][p] = {"cards": cards[:keep], "unknown": len(cards) - keep}
-    if rng.random() < 0.5 and len(setup["discard"]) > 1:
-        setup["discard"] = {"cards": setup["discard"][:1], "unknown": len(setup["discard"]) - 1}
-    c.pop("expected", None)
-    for a in c.get("actions", []):
-        a.pop("expect", None)
-    return c
-
 
 def _documents() -> list[bytes]:
     docs = [(EXAMPLES / "public-partial-cases.json").read_bytes()]
@@ -53,7 +36,7 @@ def _documents() -> list[bytes]:
     explicit = [c for c in explicit if not {"mandatory-laydown", "discard-pick-must-meld"} & set(c["ruleset"].get("variants", []))]
     rng = random.Random(21)
     for _ in range(2):
-        cases = [_hidden(c, rng) for c in explicit]
+        cases = [hide_parts(c, rng, hand_chance=0.7) for c in explicit]
         docs.append(json.dumps({"format": "tonk-adjudication-cases", "format_version": 2, "cases": cases}).encode())
     return docs
 
