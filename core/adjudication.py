@@ -12,7 +12,7 @@ verdict: per-action results and the ``deal``, ``end``, ``final_hands``,
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Sequence
 
 from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
@@ -82,6 +82,16 @@ def spread_json(s) -> dict[str, Any]:
     return d
 
 
+
+def final_position(st: Any, ruleset: Any, players: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, int], list[Any]]:
+    """Each player's final hand, its total and the ledger: the hand's ending's when it has
+    ended, else the hands as they are, counted by the ruleset, and no payment."""
+    ending = st.last_ending
+    if ending is not None:
+        return {p: list(ending.hands[p]) for p in players}, dict(ending.totals), list(ending.ledger)
+    hands = {p: list(st.hands[p]) for p in players}
+    return hands, {p: ruleset.hand_total(hands[p]) for p in players}, []
+
 def end_json(ending) -> dict[str, Any] | None:
     if ending is None:
         return None
@@ -137,14 +147,7 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
         results.append(r)
     out["actions"] = results
     ending = st.last_ending
-    if ending is not None:
-        hands = {p: list(ending.hands[p]) for p in rec.players}
-        totals = dict(ending.totals)
-        ledger = list(ending.ledger)
-    else:
-        hands = {p: list(st.hands[p]) for p in rec.players}
-        totals = {p: ruleset.hand_total(hands[p]) for p in rec.players}
-        ledger = []
+    hands, totals, ledger = final_position(st, ruleset, rec.players)
     out["end"] = end_json(ending)
     out["final_hands"] = hands
     out["final_table"] = [spread_json(s) for s in st.table.values()]

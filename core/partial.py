@@ -100,7 +100,7 @@ class _Contradiction(Exception):
 
 
 def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen: set[str]) -> World:
-    from .adjudication import end_json, spread_json, setup_game
+    from .adjudication import end_json, final_position, setup_game, spread_json
 
     game = setup_game(position, ruleset)
     st = game.state
@@ -138,7 +138,8 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
                         if e.card not in unseen or e.card in known_before:
                             raise _err(rec, f"actions[{i}].card", f"names {a.fields['card']}, but the card drawn is the known {e.card}")
                         raise _Contradiction(a.fields["card"], [e.card])
-                    drawn_by[e.card] = (i, a.player)
+                    # the card's first draw took it from its unseen place; a later one is of a card discarded since
+                    drawn_by.setdefault(e.card, (i, a.player))
                     r["drawn"] = e.card if (e.card not in unseen or e.card in revealed) else None
                 elif isinstance(e, SpreadLaid):
                     r["spread_id"] = e.spread_id
@@ -146,14 +147,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
                     r["effect"] = "ends_hand_stock_exhausted"
         results.append(r)
     ending = st.last_ending
-    if ending is not None:
-        final = {p: list(ending.hands[p]) for p in rec.players}
-        totals = dict(ending.totals)
-        ledger = list(ending.ledger)
-    else:
-        final = {p: list(st.hands[p]) for p in rec.players}
-        totals = {p: ruleset.hand_total(final[p]) for p in rec.players}
-        ledger = []
+    final, totals, ledger = final_position(st, ruleset, rec.players)
     hands = {}
     for p in rec.players:
         hidden = [c for c in final[p] if c in unseen and c not in revealed]

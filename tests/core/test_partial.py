@@ -325,3 +325,27 @@ def test_naming_the_unknown_card_settles_the_open_legality():
     assert v["actions"][0]["legal"] is False
     assert v["actions"][2]["legal"] is True and v["actions"][3]["legal"] is True
     assert v["open"] is False and v["end"]["type"] == "knock"
+
+
+def test_a_card_drawn_unseen_then_discarded_and_picked_up_again_is_placed_where_first_drawn():
+    """P1 draws an unseen card from the stock and discards it by name (3S), then P2 takes it
+    from the discard pile: the card came out of the stock at P1's draw, not at P2's (found
+    by the property test above: the record was refused, "no way the unseen cards could lie
+    agrees with the record")."""
+    raw = {
+        "id": "R", "format_version": 2, "ruleset": {"variants": [], "options": {}},
+        "players": ["P1", "P2", "P3"], "dealer": "P3",
+        "setup": {
+            "mode": "explicit", "hands": {"P1": ["KS", "3C", "QH", "5D"], "P2": {"unknown": 1}, "P3": ["4C"]},
+            "stock": {"unknown": 44}, "discard": ["QS", "KH"], "table": [], "to_act": "P1",
+        },
+        "actions": [
+            {"seq": 1, "player": "P1", "action": "draw_stock"},
+            {"seq": 2, "player": "P1", "action": "discard", "card": "3S"},
+            {"seq": 3, "player": "P2", "action": "draw_discard"},
+        ],
+    }
+    verdict = judge(raw)
+    assert verdict["status"] == "ok", verdict
+    assert [a["legal"] for a in verdict["actions"]] == [True, True, True]
+    assert verdict["actions"][2]["drawn"] == "3S"
