@@ -93,18 +93,20 @@ def wait_moved_on(page, version: str | None) -> None:
 
 
 def play_by_clicking(page, screenshots: Path) -> int:
-    """Ann draws and discards by clicking until the game ends; returns her turns."""
+    """Ann draws and discards by clicking until the game ends; returns her turns.  Each
+    step goes by what the page offers (only legal actions are enabled): a draw that ended
+    the hand (an empty stock) leaves a new hand's turn, where she draws again."""
     moves = 0
     while wait_my_turn_or_end(page):
-        moves += 1
+        page.wait_for_selector("#draw_stock:enabled, #discard:enabled", timeout=20000)
         version = page.get_attribute("body", "data-version")
-        page.click("#draw_stock")
-        wait_moved_on(page, version)
-        if not wait_my_turn_or_end(page):
-            break
+        if page.locator("#draw_stock").is_enabled():
+            moves += 1
+            page.click("#draw_stock")
+            wait_moved_on(page, version)
+            continue
         if moves == 1:
             page.screenshot(path=str(screenshots / "table.png"), full_page=True)
-        version = page.get_attribute("body", "data-version")
         page.locator("#hand button.card").last.click()
         page.click("#discard")
         wait_moved_on(page, version)
