@@ -1,4 +1,4 @@
-"""Helpers the table page's browser tests share (tests/web): the API as any client calls it,
+"""Helpers the page's browser tests share (tests/web): opening the lobby and its house rules, the API as any client calls it,
 cards as a screen reader names them, the action keys, and a knock by keyboard."""
 
 from __future__ import annotations
@@ -46,3 +46,15 @@ def knock_and_confirm(page) -> None:
     expect(page.locator("#knock-confirm")).to_be_visible()
     expect(page.locator("#knock-yes")).to_be_focused()
     page.keyboard.press("Enter")
+
+
+def open_lobby(page, base: str) -> None:
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+
+
+def open_house_rules(page) -> None:
+    """Open the lobby's house rules (a disclosure after the short form)."""
+    if page.get_attribute("#house-rules", "open") is None:
+        page.click("#house-rules > summary")
+    expect(page.locator("#variants .variant").first).to_be_visible()

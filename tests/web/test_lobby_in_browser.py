@@ -17,19 +17,9 @@ try:
 except ImportError:  # the browser_context fixture skips (and under CI=true the skip fails the run)
     expect = None
 
+from table_helpers import open_house_rules, open_lobby
+
 pytestmark = pytest.mark.browser
-
-
-def open_lobby(page, base: str) -> None:
-    page.goto(base + "/")
-    page.wait_for_selector("body[data-ready=true]")
-
-
-def open_house_rules(page) -> None:
-    """Open the house rules (a disclosure after the short form)."""
-    if page.get_attribute("#house-rules", "open") is None:
-        page.click("#house-rules > summary")
-    expect(page.locator("#variants .variant").first).to_be_visible()
 
 
 def api(base: str, method: str, path: str, token: str | None = None) -> dict:

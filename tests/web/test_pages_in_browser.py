@@ -19,22 +19,10 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, card_name, knock_and_confirm
+from table_helpers import KEYS, api, card_name, knock_and_confirm, open_house_rules, open_lobby
 
 pytestmark = pytest.mark.browser
 
-
-
-def open_lobby(page, base: str) -> None:
-    page.goto(base + "/")
-    page.wait_for_selector("body[data-ready=true]")
-
-
-def open_house_rules(page) -> None:
-    """Open the lobby's house rules (a disclosure after the short form)."""
-    if page.get_attribute("#house-rules", "open") is None:
-        page.click("#house-rules > summary")
-    expect(page.locator("#variants .variant").first).to_be_visible()
 
 
 def submit_and_sit(page, hands: int, screenshots: Path | None = None) -> str:
