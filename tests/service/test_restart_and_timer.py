@@ -65,7 +65,8 @@ def greedy_turn(events: list, seat: str) -> list:
         for e in decide(game.state, command, ruleset):
             game._apply(e)
             played.append(e)
-    return played
+    # the turn is the seat's own actions, as turns_of reads them (not the hand_ended a tonk out adds)
+    return [e for e in played if type(e) in TIMED_EVENTS and e.player == seat]
 
 
 def unmarked(e) -> dict:

@@ -229,7 +229,9 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
         assert event_type(events[-1]) == "game_ended"
         hands = sum(1 for e in events if event_type(e) == "hand_ended")
         assert hands == 3 and knock_asked and sorted_once and knocks_confirmed >= 1
-        assert hand_ends >= 2 * 2  # both people saw the first two hands' ends (the last is the game's)
+        # both people saw a hand's end screen before the game's (how many depends on the secret
+        # deal: a hand that ends at its deal is shown with the next one)
+        assert hand_ends >= 2
         counts = {}
         for seat, page in pages.items():
             entries = page.eval_on_selector_all(
