@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .render import card, cards, ledger_lines, safe
+from .rule_lines import end_rule_lines, payment_rule_lines
 
 
 def action_verdict(a: dict[str, Any]) -> str | None:
@@ -59,7 +60,7 @@ def net_text(net: dict[str, int]) -> str:
 def outcome_lines(v: dict[str, Any], stake: int | None) -> list[str]:
     """The ending, ledger and net: settled as for version 1, or each open outcome."""
     if not v.get("open"):
-        lines = [f"  end: {end_text(v['end'])}"]
+        lines = [f"  end: {end_text(v['end'])}", *end_rule_lines(v["end"])]
     else:
         lines = [f"  end: [yellow]open[/yellow], {len(v['outcomes'])} possible outcomes"]
     lines += final_lines(v)
@@ -69,6 +70,7 @@ def outcome_lines(v: dict[str, Any], stake: int | None) -> list[str]:
         return lines
     for i, o in enumerate(v["outcomes"], 1):
         lines.append(f"  outcome {i}: {end_text(o['end'])}")
+        lines += end_rule_lines(o["end"], "      ")
         lines += _ledger(o["ledger"], stake, "    ")
         lines.append(f"    net: {net_text(o['net'])}")
     lines.append(f"  decided by: {safe(v['decided_by'])}")
@@ -96,4 +98,4 @@ def final_lines(v: dict[str, Any]) -> list[str]:
 def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str) -> list[str]:
     if not ledger:
         return [f"{indent}ledger: [dim]no payments[/dim]"]
-    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)]
+    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(ledger, indent + "  ")
