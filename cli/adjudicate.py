@@ -135,7 +135,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         lines.append("  ledger:")
         for line in ledger_lines(v["ledger"], _stake(raw)):
             lines.append(f"    {line}")
-        lines += payment_rule_lines(v["ledger"])
+        lines += payment_rule_lines(v["ledger"], end=v["end"])
     else:
         lines.append("  ledger: [dim]no payments[/dim]")
     lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")

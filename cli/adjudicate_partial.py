@@ -65,13 +65,13 @@ def outcome_lines(v: dict[str, Any], stake: int | None) -> list[str]:
         lines = [f"  end: [yellow]open[/yellow], {len(v['outcomes'])} possible outcomes"]
     lines += final_lines(v)
     if not v.get("open"):
-        lines += _ledger(v["ledger"], stake, "  ")
+        lines += _ledger(v["ledger"], stake, "  ", v["end"])
         lines.append(f"  net: {net_text(v['net'])}; next dealer {safe(v['next_dealer'])}")
         return lines
     for i, o in enumerate(v["outcomes"], 1):
         lines.append(f"  outcome {i}: {end_text(o['end'])}")
         lines += end_rule_lines(o["end"], "      ")
-        lines += _ledger(o["ledger"], stake, "    ")
+        lines += _ledger(o["ledger"], stake, "    ", o["end"])
         lines.append(f"    net: {net_text(o['net'])}")
     lines.append(f"  decided by: {safe(v['decided_by'])}")
     lines.append(f"  next dealer {safe(v['next_dealer'])}")
@@ -95,7 +95,7 @@ def final_lines(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str) -> list[str]:
+def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str, end: dict[str, Any] | None = None) -> list[str]:
     if not ledger:
         return [f"{indent}ledger: [dim]no payments[/dim]"]
-    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(ledger, indent + "  ")
+    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(ledger, indent + "  ", end)

@@ -40,21 +40,27 @@ def action_rule_lines(actions: Iterable[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def end_rule_lines(end: dict[str, Any] | None, indent: str = "    ") -> list[str]:
-    """Under an ending: the rule that settles it."""
+def end_rule(end: dict[str, Any] | None) -> str | None:
+    """The rule id that settles an ending (``None``: no ending, or none this engine states)."""
     from ..core.rule_statements import UnknownRule, ending_rule
 
     if not isinstance(end, dict):
-        return []
+        return None
     try:
-        rule_id = ending_rule(str(end.get("type")), end.get("outcome"))
+        return ending_rule(str(end.get("type")), end.get("outcome"))
     except UnknownRule:
-        return []
-    return [_line(indent, "rule ", rule_id)]
+        return None
 
 
-def payment_rule_lines(ledger: list[dict[str, Any]], indent: str = "    ") -> list[str]:
-    """Under a ledger: the rule behind each kind of payment in it, once each."""
+def end_rule_lines(end: dict[str, Any] | None, indent: str = "    ") -> list[str]:
+    """Under an ending: the rule that settles it."""
+    rule_id = end_rule(end)
+    return [] if rule_id is None else [_line(indent, "rule ", rule_id)]
+
+
+def payment_rule_lines(ledger: list[dict[str, Any]], indent: str = "    ", end: dict[str, Any] | None = None) -> list[str]:
+    """Under a ledger: the rule behind each kind of payment in it, once each (not the rule
+    of the ending ``end``, already stated under it)."""
     from ..core.rule_statements import UnknownRule, payment_rule
 
     ids = []
@@ -63,4 +69,5 @@ def payment_rule_lines(ledger: list[dict[str, Any]], indent: str = "    ") -> li
             ids.append(payment_rule(str(p.get("reason"))))
         except UnknownRule:
             continue
-    return [_line(indent, "rule ", r) for r in dict.fromkeys(ids)]
+    stated = end_rule(end)
+    return [_line(indent, "rule ", r) for r in dict.fromkeys(ids) if r != stated]

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from page_checks import CONTRAST
 from playwright.sync_api import expect
 
 TONK = str(Path(__import__("sys").executable).with_name("tonk"))
@@ -20,7 +21,11 @@ pytestmark = pytest.mark.browser
 #: the README's example: P1 knocks holding A♠ 2♠; P2 showed 7♦ 8♦; P3 never showed his two
 #: cards; Q♣ tops the discard pile; nobody knows the stock
 EXAMPLE = {"P1": ["AS", "2S"], "P2": ["7D", "8D"], "P3_unknown": 2, "discard_top": "QC"}
-FIGURES: dict[str, int] = {}
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_text() -> str:
+    return " ".join(README.read_text().split())
 
 
 def open_desk(page, base: str, query: str = "") -> None:
@@ -142,8 +147,8 @@ def test_the_readme_example_by_mouse_then_download_and_the_cli_agrees(page, serv
     open_desk(page, base)
     counted = enter_by_mouse(page)
     text = verdict_text(page)
-    FIGURES["mouse"] = counted.clicks + counted.keys
     print(f"\nREADME example by mouse: {counted.clicks} clicks + {counted.keys} key press(es) = {counted.clicks + counted.keys} actions")
+    assert f"{counted.clicks + counted.keys} actions with the mouse ({counted.clicks} clicks and one key)" in readme_text()  # the README's figure
     page.screenshot(path=str(screenshots / "dispute-verdict.png"), full_page=True)
     with page.expect_download() as download:
         page.click("#download-record")
@@ -166,8 +171,8 @@ def test_the_readme_example_by_keyboard_alone(page, service):
     counted = enter_by_keyboard(page)
     assert counted.clicks == 0
     text = verdict_text(page)
-    FIGURES["keyboard"] = counted.keys
     print(f"\nREADME example by keyboard: {counted.keys} key presses")
+    assert f"or {counted.keys} key presses by keyboard alone" in readme_text()  # the README's figure
     assert "Open: 2 outcomes" in text
     assert page.locator("#hand-0-AS").get_attribute("aria-pressed") == "true"
     assert page.locator("#discard-QC").get_attribute("aria-pressed") == "true"
@@ -233,11 +238,10 @@ def test_what_cannot_be_is_said_at_once(page, service):
     page.click("#discard-AS")
     expect(page.locator("#problems")).to_be_empty()
     page.fill("#stock-unknown", "10")
-    expect(page.locator("#problems")).to_contain_text("The cards do not add up to the deck")
-    expect(page.locator("#problems")).to_contain_text("51 missing" if False else "missing")
+    expect(page.locator("#problems")).to_contain_text("The cards do not add up to the deck (with 10 in the stock): 1 named and 10 not shown make 11, but the deck has 52 (41 missing).")
     page.fill("#stock-unknown", "")
     page.fill("#hand-unknown-1", "60")
-    expect(page.locator("#problems")).to_contain_text("too many")
+    expect(page.locator("#problems")).to_contain_text("no card is left for the stock): 1 named and 60 not shown make 61, but the deck has 52 (9 too many).")
     page.fill("#hand-unknown-1", "")
     page.click("button[data-add=discard]")
     expect(page.locator("#problems")).to_contain_text("Action 1 (P1 discard): choose the card.")
@@ -265,6 +269,8 @@ def test_phone_width_and_every_control_named(page, service, screenshots):
         }).map((e) => e.outerHTML.slice(0, 80))"""
     )
     assert unnamed == []
+    low = [t for t in page.evaluate(CONTRAST) if t[1] < 4.5]
+    assert low == [], low
 
 
 def test_a_recorded_game_opens_from_the_replay_viewer_at_its_position(page, service, record, tmp_path):

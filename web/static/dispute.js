@@ -575,7 +575,8 @@ function endRule(end) {
   return rules.endings[end.type === "knock" ? end.type + ":" + end.outcome : end.type] || null;
 }
 
-function ledgerBlock(ledger, net, players) {
+// The payments, the rule of each kind of payment (not the ending's rule `stated` again), the net.
+function ledgerBlock(ledger, net, players, stated) {
   const box = el("div", null, "ledger");
   if (!ledger.length) box.append(el("p", "No payments."));
   else {
@@ -586,7 +587,7 @@ function ledgerBlock(ledger, net, players) {
     const seen = new Set();
     for (const p of ledger) {
       const id = rules.payments[p.reason];
-      if (id && !seen.has(id)) { seen.add(id); box.append(ruleLine(id)); }
+      if (id && id !== stated && !seen.has(id)) { seen.add(id); box.append(ruleLine(id)); }
     }
   }
   box.append(el("p", "Net: " + players.map((p) => p + " " + signed(net[p] || 0)).join(", "), "net"));
@@ -636,7 +637,7 @@ function showVerdict(v, record) {
   box.append(totals);
   if (!v.open) {
     box.append(el("h3", "Payments"));
-    box.append(ledgerBlock(v.ledger, v.net, players));
+    box.append(ledgerBlock(v.ledger, v.net, players, endRule(v.end)));
   } else {
     box.append(el("h3", "What decides it"));
     box.append(el("p", v.decided_by, "decided-by"));
@@ -646,7 +647,7 @@ function showVerdict(v, record) {
       li.append(el("p", endText(o.end), "ending"));
       const id = endRule(o.end);
       if (id) li.append(ruleLine(id));
-      li.append(ledgerBlock(o.ledger, o.net, players));
+      li.append(ledgerBlock(o.ledger, o.net, players, id));
       outcomes.append(li);
     }
     box.append(outcomes);
