@@ -327,6 +327,17 @@ function numberInput(value, onChange, placeholder) {
   return input;
 }
 
+// A small button that changes a count by one (a count set by clicks alone).
+function stepper(id, text, label, step) {
+  const b = el("button", text, "step");
+  b.type = "button";
+  b.id = id;
+  b.setAttribute("aria-label", label);
+  b.tabIndex = -1;  // for the mouse: by keyboard the count's own field takes digits and arrow keys
+  b.addEventListener("click", () => { step(); changed(); });
+  return b;
+}
+
 function drawPlayers() {
   ui.players.replaceChildren();
   state.players.forEach((p, i) => {
@@ -359,7 +370,11 @@ function drawHands() {
     box.append(el("h3", p + "'s hand"));
     const h = state.hands[p];
     box.append(picker("hand-" + i, p + "'s cards that were seen", () => h.cards, (cards) => { h.cards = cards; }));
-    box.append(labelled("hand-unknown-" + i, "Not shown: how many of " + p + "'s cards nobody saw", numberInput(h.unknown, (n) => { h.unknown = n || 0; })));
+    const count = numberInput(h.unknown, (n) => { h.unknown = n || 0; });
+    const field = labelled("hand-unknown-" + i, "Not shown: how many of " + p + "'s cards nobody saw", count);
+    field.append(" ", stepper("hand-more-" + i, "+", "one more of " + p + "'s cards not shown", () => { h.unknown += 1; count.value = String(h.unknown); }));
+    field.append(" ", stepper("hand-fewer-" + i, "\u2212", "one fewer of " + p + "'s cards not shown", () => { h.unknown = Math.max(0, h.unknown - 1); count.value = h.unknown ? String(h.unknown) : ""; }));
+    box.append(field);
     ui.hands.append(box);
   });
 }
