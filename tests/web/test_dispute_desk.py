@@ -79,13 +79,16 @@ SUITS = "SHDC"
 
 
 def pick_by_keys(c: Counter, picker: str, cards: list[str]) -> None:
-    """In a picker that has the focus (on its ace of spades), arrow to each card and press Space."""
+    """In a picker that has the focus (on its ace of spades), go to each card by typing its
+    suit (s h d c) and rank (a 2..9 0 j q k) where they differ from the focused card's, and
+    press Space."""
     row, col = 0, 0
     for card in cards:
         r, k = SUITS.index(card[-1]), RANKS.index(card[:-1])
-        c.press("ArrowDown", r - row) if r >= row else c.press("ArrowUp", row - r)
-        right, left = (k - col) % 13, (col - k) % 13
-        c.press("ArrowRight", right) if right <= left else c.press("ArrowLeft", left)
+        if r != row:
+            c.press(SUITS[r].lower())
+        if k != col:
+            c.press({"10": "0"}.get(RANKS[k], RANKS[k].lower()))
         row, col = r, k
         assert c.page.evaluate("document.activeElement.id") == f"{picker}-{card}"
         c.press("Space")
@@ -180,6 +183,11 @@ def test_the_readme_example_by_keyboard_alone(page, service):
     assert "Open: 2 outcomes" in text
     assert page.locator("#hand-0-AS").get_attribute("aria-pressed") == "true"
     assert page.locator("#discard-QC").get_attribute("aria-pressed") == "true"
+    # the arrow keys move in a picker too, wrapping at its edges
+    page.focus("#hand-2-AS")
+    for key, there in (("ArrowLeft", "KS"), ("ArrowDown", "KH"), ("ArrowUp", "KS"), ("ArrowUp", "KC"), ("ArrowRight", "AC"), ("End", "KC"), ("Home", "AC")):
+        page.keyboard.press(key)
+        assert page.evaluate("document.activeElement.id") == f"hand-2-{there}", key
 
 
 def test_a_spread_on_the_table_a_hit_draws_and_discards_by_clicks_agree_with_the_cli(page, service, tmp_path):

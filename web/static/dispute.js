@@ -271,7 +271,12 @@ function picker(id, label, get, set, { single = false } = {}) {
     let r = rows.findIndex((row) => row.includes(target));
     let c = rows[r].indexOf(target);
     const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
-    if (event.key === "Home") c = 0;
+    const key = event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey ? event.key.toUpperCase() : "";
+    const suitRow = "SHDC".indexOf(key);
+    const rank = { T: "10", 0: "10", 1: "A" }[key] || key;
+    if (key && suitRow >= 0 && suitRow < rows.length) r = suitRow;  // s h d c: that suit's row
+    else if (key && RANKS.includes(rank) && r < 4) c = RANKS.indexOf(rank);  // a 2..9 0/t j q k: that rank
+    else if (event.key === "Home") c = 0;
     else if (event.key === "End") c = rows[r].length - 1;
     else if (moves[event.key]) {
       r = (r + moves[event.key][0] + rows.length) % rows.length;
