@@ -374,3 +374,29 @@ def test_an_illegal_action_shows_its_violation_and_the_statement_of_its_rule(pag
     assert f"ILLEGAL \u2014 {late['violation']}: {late['message']}" in text
     check_page_says(text, v)
     assert "The hand has not ended." in text
+
+
+def test_text_from_a_loaded_record_is_shown_as_text_in_the_page_and_the_saved_verdict(page, service, tmp_path):
+    base, _ = service
+    hostile = '<img src=x onerror="document.title=1">'
+    record = {
+        "format_version": 2, "title": "<b>bold</b>", "players": [hostile, "bob"], "dealer": "bob",
+        "ruleset": {"variants": [], "options": {"base_stake": 1}},
+        "setup": {"mode": "explicit", "hands": {hostile: ["AS", "2S"], "bob": {"unknown": 2}}, "stock": {"unknown": 47}, "discard": ["QC"], "table": [], "to_act": hostile},
+        "actions": [{"seq": 1, "player": hostile, "action": "knock"}],
+    }
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(record))
+    open_desk(page, base)
+    page.set_input_files("#load-file", str(path))
+    expect(page.locator("#status")).to_contain_text("Loaded hostile.json")
+    page.click("#adjudicate")
+    text = verdict_text(page)
+    assert hostile + " knock: legal" in text
+    assert page.locator("img").count() == 0 and page.title() == "Tonk dispute desk"
+    with page.expect_download() as download:
+        page.click("#save-verdict")
+    saved = tmp_path / "hostile.html"
+    download.value.save_as(saved)
+    html = saved.read_text()
+    assert "<img" not in html and "<b>bold" not in html and "&lt;img src=x" in html
