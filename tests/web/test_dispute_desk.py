@@ -286,6 +286,8 @@ def test_what_cannot_be_is_said_at_once(page, service):
     open_desk(page, base)
     expect(page.locator("#problems")).to_be_empty()
     page.click("#hand-0-AS")
+    expect(page.locator("#discard-AS")).to_have_attribute("aria-label", "ace of spades, in P1's hand")  # marked before it is given twice
+    expect(page.locator("#discard-AS")).to_have_class("pick elsewhere")
     page.click("#discard-AS")
     expect(page.locator("#problems")).to_contain_text("ace of spades (A\u2660) is named twice: in P1's hand and in the discard pile")
     expect(page.locator("#adjudicate")).to_be_disabled()

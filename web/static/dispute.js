@@ -229,9 +229,10 @@ function leftOfIn(players, p) {
 
 // `get()` gives the chosen cards (in the order chosen), `set(cards)` stores them; `single`:
 // one card at most (choosing another replaces it).
-function picker(id, label, get, set, { single = false } = {}) {
+function picker(id, label, get, set, { single = false, setup = false } = {}) {
   const group = el("div", null, "picker");
   group.id = id;
+  if (setup) group.dataset.setup = "true";  // a place of the position: cards named elsewhere are marked
   group.setAttribute("role", "group");
   group.setAttribute("aria-label", label);
   const cards = deck();
@@ -374,7 +375,7 @@ function drawHands() {
     const box = el("div", null, "place");
     box.append(el("h3", p + "'s hand"));
     const h = state.hands[p];
-    box.append(picker("hand-" + i, p + "'s cards that were seen", () => h.cards, (cards) => { h.cards = cards; }));
+    box.append(picker("hand-" + i, p + "'s cards that were seen", () => h.cards, (cards) => { h.cards = cards; }, { setup: true }));
     const count = numberInput(h.unknown, (n) => { h.unknown = n || 0; });
     const field = labelled("hand-unknown-" + i, "Not shown: how many of " + p + "'s cards nobody saw", count);
     field.append(" ", stepper("hand-more-" + i, "+", "one more of " + p + "'s cards not shown", () => { h.unknown += 1; count.value = String(h.unknown); }));
@@ -385,11 +386,11 @@ function drawHands() {
 }
 
 function drawPiles() {
-  ui.discardPicker.replaceChildren(picker("discard", "Discard pile, top card first", () => state.discard.cards, (cards) => { state.discard.cards = cards; }));
+  ui.discardPicker.replaceChildren(picker("discard", "Discard pile, top card first", () => state.discard.cards, (cards) => { state.discard.cards = cards; }, { setup: true }));
   ui.discardUnknown.value = state.discard.unknown ? String(state.discard.unknown) : "";
   ui.stockUnknown.value = state.stock.unknown === null ? "" : String(state.stock.unknown);
   ui.stockKnown.open = state.stock.known;
-  ui.stockPicker.replaceChildren(picker("stock", "Stock, top card first", () => state.stock.cards, (cards) => { state.stock.cards = cards; state.stock.known = cards.length > 0; }));
+  ui.stockPicker.replaceChildren(picker("stock", "Stock, top card first", () => state.stock.cards, (cards) => { state.stock.cards = cards; state.stock.known = cards.length > 0; }, { setup: true }));
 }
 
 function drawSpreads() {
@@ -398,7 +399,7 @@ function drawSpreads() {
     const li = el("li", null, "place");
     li.append(el("h3", "Spread " + s.id));
     li.append(labelled("spread-owner-" + i, "Laid by", playerSelect(s.owner, (p) => { s.owner = p; changed(); })));
-    li.append(picker("spread-" + i, "The cards of spread " + s.id, () => s.cards, (cards) => { s.cards = cards; }));
+    li.append(picker("spread-" + i, "The cards of spread " + s.id, () => s.cards, (cards) => { s.cards = cards; }, { setup: true }));
     const remove = el("button", "Remove spread " + s.id);
     remove.type = "button";
     remove.id = "remove-spread-" + i;
@@ -516,6 +517,7 @@ function changed() {
     ui.problems.append(list);
   }
   ui.adjudicate.disabled = found.length > 0;
+  markElsewhere();
   ui.discardOrder.textContent = orderText(state.discard.cards, "Top first");
   ui.stockOrder.textContent = orderText(state.stock.cards, "Top first");
   const { rest } = restCount();
@@ -523,6 +525,19 @@ function changed() {
   if (verdict && JSON.stringify(verdict.record) !== JSON.stringify(toRecord())) {
     ui.status.textContent = "The hand has changed since the verdict below: adjudicate again.";
     ui.saveVerdict.disabled = true;
+  }
+}
+
+// In each picker of the position, a card named in another place is marked (struck through,
+// and its name says where), so that a card is not given twice by mistake.
+function markElsewhere() {
+  const places = setupPlaces();
+  for (const group of document.querySelectorAll(".picker[data-setup]")) {
+    for (const b of group.querySelectorAll("button.pick")) {
+      const where = b.getAttribute("aria-pressed") === "true" ? [] : places.get(b.dataset.card) || [];
+      b.classList.toggle("elsewhere", where.length > 0);
+      b.setAttribute("aria-label", cardName(b.dataset.card) + (where.length ? ", in " + where.join(" and ") : ""));
+    }
   }
 }
 
