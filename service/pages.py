@@ -1,6 +1,6 @@
 """The web pages: the lobby, a seat's table, the replay viewer and the dispute desk (static
 files of ``tonk.web``), and the JSON routes only they need (the installed variants, a game's
-replay document, an ended game's position as a hand record, the rule statements).
+replay document, an ended game's position as a hand record, the rule statements, a ruleset's deck).
 
 The pages talk to the same HTTP API as any client; the replay viewer shows the views the
 engine computed (``tonk.application.replay_document``) and applies no rule in the browser.
@@ -102,6 +102,22 @@ async def rule_statements() -> dict[str, Any]:
     return {"rules": [{"id": r.id, "section": r.section, "statement": r.text} for r in RULES], "endings": ending_rules(), "payments": payment_rules()}
 
 
+@get("/deck", summary="The deck of a ruleset (variants and options), as the dispute desk's card pickers show it", guards=[public_rate])
+async def ruleset_deck(variant: list[str] | None = None, options: str | None = None) -> dict[str, Any]:
+    import json
+
+    from ..variants import load_ruleset
+
+    try:
+        given = json.loads(options) if options else {}
+    except ValueError:
+        raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}") from None
+    if not isinstance(given, dict):
+        raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}")
+    ruleset = load_ruleset(variant or (), given)  # an unknown variant or option: 400
+    return {"variants": list(variant or ()), "deck": list(ruleset.deck)}
+
+
 @get(
     "/games/{game_id:str}/record",
     summary="An ended game's position as a hand record (as tonk export GAME --hand N --as-record --at K): the position after event seq, as the replay viewer numbers them",
@@ -119,6 +135,6 @@ async def position_as_record(game_id: str, request: Request, seq: int = 1) -> di
     return position_record(events, hand_no, at, game_id=game_id)
 
 
-PAGE_HANDLERS = [lobby_page, table_page, replay_page, dispute_page, static_file, replay_data, position_as_record, installed_variants, rule_statements]
+PAGE_HANDLERS = [lobby_page, table_page, replay_page, dispute_page, static_file, replay_data, position_as_record, installed_variants, rule_statements, ruleset_deck]
 
 __all__ = ["PAGE_HANDLERS", "TableError"]

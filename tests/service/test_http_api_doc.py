@@ -279,6 +279,9 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
     seen("GET /games/{id}/record", h.get(f"/games/{gid}/record", params={"seq": 99999}))
     seen("GET /games/{id}/record", h.get("/games/no-such-game/record"))
     seen("GET /games/{id}/record", h.get(f"/games/{tid}/record"))
+    seen("GET /deck", h.get("/deck", params={"variant": "forty-card-deck"}))
+    seen("GET /deck", h.get("/deck", params={"variant": "no-such-variant"}))
+    seen("GET /deck", h.get("/deck", params={"options": "[1]"}))
 
     seen("POST /adjudicate", h.post("/adjudicate", content=EXAMPLES.read_bytes()))
     seen("POST /adjudicate", h.post("/adjudicate", content=b"{"))
@@ -341,6 +344,7 @@ def provoke_public_limits(start_server, tmp_path: Path, seen: Seen) -> None:
         seen(f"GET /games/{{id}}/{path}", h.get(f"/games/{tid}/{path}"))
     seen("GET /variants", h.get("/variants"))
     seen("GET /rules", h.get("/rules"))
+    seen("GET /deck", h.get("/deck"))
     seen("POST /adjudicate", h.post("/adjudicate", content=EXAMPLES.read_bytes()))
 
 

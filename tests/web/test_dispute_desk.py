@@ -402,3 +402,43 @@ def test_text_from_a_loaded_record_is_shown_as_text_in_the_page_and_the_saved_ve
     download.value.save_as(saved)
     html = saved.read_text()
     assert "<img" not in html and "<b>bold" not in html and "&lt;img src=x" in html
+
+
+def test_house_rules_their_options_and_their_deck_come_from_the_engine(page, service, tmp_path):
+    base, _ = service
+    open_desk(page, base)
+    page.click("#house-rules summary")
+    page.click("#variant-forty-card-deck")  # 8s, 9s and 10s out of the deck
+    expect(page.locator("#hand-0-8S")).to_have_count(0)
+    expect(page.locator("#stock-unknown")).to_have_attribute("placeholder", "the rest: 40")
+    page.click("#variant-forty-card-deck")
+    expect(page.locator("#hand-0-8S")).to_have_count(1)
+    page.click("#variant-jokers-wild")
+    expect(page.locator("#hand-0-X1")).to_be_visible()
+    expect(page.locator("#option-joker_value")).to_have_value("0")  # an option the rule needs, at its default
+    page.fill("#option-jokers", "1")
+    page.press("#option-jokers", "Tab")
+    expect(page.locator("#hand-0-X2")).to_have_count(0)
+    expect(page.locator("#stock-unknown")).to_have_attribute("placeholder", "the rest: 53")
+    page.fill("#option-jokers", "7")
+    page.press("#option-jokers", "Tab")
+    expect(page.locator("#problems")).to_contain_text("The house rules cannot be used as chosen")
+    expect(page.locator("#adjudicate")).to_be_disabled()
+    page.fill("#option-jokers", "1")
+    page.press("#option-jokers", "Tab")
+    expect(page.locator("#problems")).to_be_empty()
+    for card in ("X1", "AS", "2S"):
+        page.click(f"#hand-0-{card}")
+    page.click("#hand-more-1")
+    page.click("#hand-more-2")
+    page.click("button[data-add=knock]")
+    page.click("#adjudicate")
+    text = verdict_text(page)
+    with page.expect_download() as download:
+        page.click("#download-record")
+    path = tmp_path / "jokers.json"
+    download.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["ruleset"] == {"variants": ["jokers-wild"], "options": {"jokers": 1, "joker_value": 0, "base_stake": 1}}
+    assert record["setup"]["stock"] == {"unknown": 48}  # 53 cards: 3 named, 2 not shown
+    check_page_says(text, cli_verdict(path))

@@ -22,6 +22,7 @@ let rules = { rules: [], endings: {}, payments: {} };
 let installed = [];  // the installed house rules (GET /variants)
 let state = fresh();
 let verdict = null;  // the last verdict shown, with the record it judged
+let ruleset = { key: "", deck: null, problem: "" };  // the deck of the chosen house rules (GET /deck)
 
 function fresh() {
   return {
@@ -42,11 +43,41 @@ function fresh() {
 
 // --- the deck and the places cards are named in ---------------------------------------------
 
+// The deck of the chosen house rules, as the engine makes it (GET /deck); the standard 52
+// cards until it has answered.
 function deck() {
+  if (ruleset.deck) return ruleset.deck;
   const cards = [];
   for (const [s] of SUITS) for (const r of RANKS) cards.push(r + s);
-  if (state.variants.includes("jokers-wild")) cards.push("X1", "X2");
   return cards;
+}
+
+// Ask the engine for the deck of the chosen house rules and options; the pickers are drawn
+// again when it differs. A combination the engine refuses is a problem said in its words.
+async function fetchDeck() {
+  const params = new URLSearchParams();
+  for (const v of state.variants) params.append("variant", v);
+  const options = { ...state.options, base_stake: state.stake };
+  params.set("options", JSON.stringify(options));
+  const key = params.toString();
+  if (key === ruleset.key) return;
+  ruleset.key = key;
+  try {
+    const response = await fetch("/deck?" + key, { credentials: "same-origin" });
+    const data = await response.json().catch(() => null);
+    if (key !== ruleset.key) return;  // the rules changed again meanwhile
+    if (!response.ok) {
+      ruleset.problem = "The house rules cannot be used as chosen: " + ((data && data.error && data.error.message) || "HTTP " + response.status);
+    } else {
+      ruleset.problem = "";
+      const same = ruleset.deck && ruleset.deck.join() === data.deck.join();
+      ruleset.deck = data.deck;
+      if (!same) { redraw(); return; }
+    }
+  } catch (error) {
+    ruleset.problem = "";
+  }
+  changed();
 }
 
 function leftOf(p) {
@@ -91,6 +122,11 @@ function problems() {
   const dup = names.find((p, i) => p && names.indexOf(p) !== i);
   if (dup) out.push("Two players are called " + dup + ": each player needs a name of their own.");
   if (state.players.length < 2) out.push("A hand needs at least two players.");
+  if (ruleset.problem) out.push(ruleset.problem);
+  const cardsOfDeck = new Set(deck());
+  for (const [card, where] of setupPlaces()) {
+    if (!cardsOfDeck.has(card)) out.push(cardName(card) + " (in " + where[0] + ") is not a card of this deck.");
+  }
   for (const [card, where] of setupPlaces()) {
     if (where.length > 1) out.push(cardName(card) + " (" + cardFace(card) + ") is named twice: in " + where.join(" and in ") + ". A card can be in one place only.");
   }
@@ -237,12 +273,13 @@ function picker(id, label, get, set, { single = false, setup = false } = {}) {
   group.setAttribute("aria-label", label);
   const cards = deck();
   const rows = [];
-  for (const [suit, suitName] of SUITS.concat(cards.includes("X1") ? [["X", "jokers"]] : [])) {
+  const jokers = cards.filter((c) => c === "X1" || c === "X2");
+  for (const [suit, suitName] of SUITS.concat(jokers.length ? [["X", "jokers"]] : [])) {
     const row = el("div", null, "picker-row");
     row.setAttribute("role", "group");
     row.setAttribute("aria-label", suitName);
     const buttons = [];
-    const codes = suit === "X" ? ["X1", "X2"] : RANKS.map((r) => r + suit);
+    const codes = suit === "X" ? jokers : RANKS.map((r) => r + suit).filter((c) => cards.includes(c));
     for (const code of codes) {
       const b = el("button", cardFace(code), "pick" + (suit === "H" || suit === "D" ? " red" : ""));
       b.type = "button";
@@ -276,7 +313,7 @@ function picker(id, label, get, set, { single = false, setup = false } = {}) {
     const suitRow = "SHDC".indexOf(key);
     const rank = { T: "10", 0: "10", 1: "A" }[key] || key;
     if (key && suitRow >= 0 && suitRow < rows.length) r = suitRow;  // s h d c: that suit's row
-    else if (key && RANKS.includes(rank) && r < 4) c = RANKS.indexOf(rank);  // a 2..9 0/t j q k: that rank
+    else if (key && r < 4 && rows[r].some((b) => b.dataset.card === rank + SUITS[r][0])) c = rows[r].findIndex((b) => b.dataset.card === rank + SUITS[r][0]);  // a 2..9 0/t j q k: that rank
     else if (event.key === "Home") c = 0;
     else if (event.key === "End") c = rows[r].length - 1;
     else if (moves[event.key]) {
@@ -477,14 +514,57 @@ function drawVariants() {
     box.checked = state.variants.includes(v.name);
     box.addEventListener("change", () => {
       state.variants = box.checked ? state.variants.concat([v.name]) : state.variants.filter((x) => x !== v.name);
+      for (const o of v.options || []) {
+        if (!box.checked) delete state.options[o.name];
+        else if (o.required && !(o.name in state.options)) state.options[o.name] = o.default;  // an option the rule needs, at its default
+      }
       redraw();
+      fetchDeck();
     });
     const label = el("label", v.name + (v.summary ? ": " + v.summary : ""));
     label.htmlFor = box.id;
     li.append(box, " ", label);
+    if (box.checked && (v.options || []).length) {
+      const options = el("div", null, "variant-options");
+      for (const o of v.options) options.append(optionField(o));
+      li.append(options);
+    }
     list.append(li);
   }
   ui.variants.append(list);
+}
+
+// One option of a chosen house rule: a checkbox, a choice, a number, or a list as JSON text.
+function optionField(o) {
+  const value = o.name in state.options ? state.options[o.name] : o.default;
+  const set = (v) => { state.options[o.name] = v; changed(); fetchDeck(); };
+  let input;
+  if (o.type === "bool") {
+    input = el("input");
+    input.type = "checkbox";
+    input.checked = Boolean(value);
+    input.addEventListener("change", () => set(input.checked));
+  } else if (o.choices && o.choices.length) {
+    input = el("select");
+    for (const c of o.choices) input.append(Object.assign(el("option", String(c)), { value: String(c) }));
+    input.value = String(value);
+    input.addEventListener("change", () => set(o.type === "int" ? parseInt(input.value, 10) : input.value));
+  } else if (o.type === "int") {
+    input = el("input");
+    input.type = "number";
+    if (o.minimum !== null && o.minimum !== undefined) input.min = String(o.minimum);
+    if (o.maximum !== null && o.maximum !== undefined) input.max = String(o.maximum);
+    input.value = String(value);
+    input.addEventListener("change", () => { const n = parseInt(input.value, 10); if (Number.isFinite(n)) set(n); });
+  } else {
+    input = el("input");
+    input.type = "text";
+    input.value = JSON.stringify(value);
+    input.addEventListener("change", () => {
+      try { set(JSON.parse(input.value)); } catch (_) { ui.status.textContent = o.name + ": write the value as JSON, e.g. " + JSON.stringify(o.default); }
+    });
+  }
+  return labelled("option-" + o.name, o.name.replace(/_/g, " ") + (o.help ? " (" + o.help + ")" : ""), input);
 }
 
 // Everything drawn again (a player or an action added or removed, a record loaded); the
@@ -769,6 +849,7 @@ async function loadFile() {
     ui.verdict.replaceChildren();
     ui.saveVerdict.disabled = true;
     redraw();
+    fetchDeck();
     ui.status.textContent = "Loaded " + file.name + ".";
   } catch (error) {
     ui.status.textContent = "Could not load " + file.name + ": " + error.message;
@@ -789,6 +870,7 @@ async function loadFromGame() {
   }
   state = fromRecord(data);
   redraw();
+  await fetchDeck();
   ui.status.textContent = "Loaded " + state.title + ".";
 }
 
@@ -824,12 +906,13 @@ async function start() {
   ui.downloadRecord.addEventListener("click", () => download("dispute.json", JSON.stringify(toRecord(), null, 2) + "\n", "application/json"));
   ui.saveVerdict.addEventListener("click", () => { if (verdict) download("verdict.html", savedPage(), "text/html"); });
   ui.loadFile.addEventListener("change", loadFile);
-  ui.reset.addEventListener("click", () => { state = fresh(); verdict = null; ui.verdict.replaceChildren(); ui.saveVerdict.disabled = true; redraw(); });
+  ui.reset.addEventListener("click", () => { state = fresh(); verdict = null; ui.verdict.replaceChildren(); ui.saveVerdict.disabled = true; redraw(); fetchDeck(); });
   redraw();
   const [r, v] = await Promise.all([fetch("/rules").then((x) => x.json()).catch(() => null), fetch("/variants").then((x) => x.json()).catch(() => null)]);
   if (r && Array.isArray(r.rules)) rules = r;
   installed = v && Array.isArray(v.variants) ? v.variants : [];
   drawVariants();
+  await fetchDeck();
   await loadFromGame();
   document.body.dataset.ready = "true";
 }
