@@ -442,3 +442,43 @@ def test_house_rules_their_options_and_their_deck_come_from_the_engine(page, ser
     assert record["ruleset"] == {"variants": ["jokers-wild"], "options": {"jokers": 1, "joker_value": 0, "base_stake": 1}}
     assert record["setup"]["stock"] == {"unknown": 48}  # 53 cards: 3 named, 2 not shown
     check_page_says(text, cli_verdict(path))
+
+
+def test_a_joker_stands_for_the_card_chosen_on_the_table_and_in_a_hit(page, service, tmp_path):
+    base, _ = service
+    open_desk(page, base)
+    page.click("#house-rules summary")
+    page.click("#variant-jokers-wild")
+    expect(page.locator("#hand-0-X2")).to_be_visible()
+    for card in ("AS", "2S", "X2"):
+        page.click(f"#hand-0-{card}")
+    page.click("#add-spread")
+    page.select_option("#spread-owner-0", "P2")
+    for card in ("5H", "6H", "X1"):
+        page.click(f"#spread-0-{card}")
+    page.select_option("#spread-0-stands-X1", "7H")
+    page.click("button[data-add=draw_stock]")
+    page.click("button[data-add=hit]")
+    page.click("#action-1-X2")
+    page.select_option("#action-1-stands-X2", "8H")
+    page.click("button[data-add=discard]")
+    page.click("#action-2-AS")
+    page.click("button[data-add=knock]")
+    page.click("#adjudicate")
+    text = verdict_text(page)
+    with page.expect_download() as download:
+        page.click("#download-record")
+    path = tmp_path / "wild.json"
+    download.value.save_as(path)
+    record = json.loads(path.read_text())
+    assert record["setup"]["table"] == [{"id": "S1", "owner": "P2", "cards": ["5H", "6H", "X1"], "jokers_as": {"X1": "7H"}}]
+    assert record["actions"][1] == {"seq": 2, "player": "P1", "action": "hit", "card": "X2", "target": "S1", "joker_as": "8H"}
+    v = cli_verdict(path)
+    assert [a["legal"] for a in v["actions"]] == [True] * 4
+    assert v["final_table"][0]["jokers_as"] == {"X1": "7H", "X2": "8H"}
+    check_page_says(text, v)
+    page.click("#reset")
+    page.set_input_files("#load-file", str(path))
+    expect(page.locator("#status")).to_contain_text("Loaded wild.json")
+    expect(page.locator("#action-1-stands-X2")).to_have_value("8H")
+    expect(page.locator("#spread-0-stands-X1")).to_have_value("7H")

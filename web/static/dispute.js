@@ -177,13 +177,24 @@ function toRecord() {
     hands,
     stock: state.stock.known ? [...state.stock.cards] : { unknown: stockCount() },
     discard: state.discard.unknown ? { cards: [...state.discard.cards], unknown: state.discard.unknown } : [...state.discard.cards],
-    table: state.spreads.map((s) => ({ id: s.id, owner: s.owner, cards: [...s.cards] })),
+    table: state.spreads.map((s) => {
+      const stands = jokersIn(s.cards, s.jokersAs);
+      return Object.keys(stands).length ? { id: s.id, owner: s.owner, cards: [...s.cards], jokers_as: stands } : { id: s.id, owner: s.owner, cards: [...s.cards] };
+    }),
     to_act: state.toAct,
   };
   const actions = state.actions.map((a, i) => {
     const out = { seq: i + 1, player: a.player, action: a.action };
-    if (a.action === "spread") out.cards = [...a.cards];
-    if (a.action === "hit") { out.card = a.card; out.target = a.target; }
+    if (a.action === "spread") {
+      out.cards = [...a.cards];
+      const stands = jokersIn(a.cards, a.jokersAs);
+      if (Object.keys(stands).length) out.jokers_as = stands;
+    }
+    if (a.action === "hit") {
+      out.card = a.card;
+      out.target = a.target;
+      if (a.card && a.jokersAs[a.card]) out.joker_as = a.jokersAs[a.card];
+    }
     if (a.action === "discard") out.card = a.card;
     if ((a.action === "draw_stock" || a.action === "draw_discard") && a.card) out.card = a.card;
     return out;
@@ -199,6 +210,21 @@ function toRecord() {
     setup,
     actions,
   };
+}
+
+// The stand-ins chosen for the jokers among `cards` (a joker not in them is left out).
+function jokersIn(cards, jokersAs) {
+  const out = {};
+  for (const c of cards) if (jokersAs[c]) out[c] = jokersAs[c];
+  return out;
+}
+
+function standsFor(value) {
+  const out = {};
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) if (typeof v === "string") out[k] = v;
+  }
+  return out;
 }
 
 function cardsOf(value, where) {
@@ -243,7 +269,7 @@ function fromRecord(raw) {
   s.discard = Array.isArray(d) ? { cards: cardsOf(d, "setup.discard"), unknown: 0 } : { cards: cardsOf(d.cards || [], "setup.discard.cards"), unknown: countOf(d.unknown || 0, "setup.discard.unknown") };
   const st = setup.stock || [];
   s.stock = Array.isArray(st) ? { known: true, cards: cardsOf(st, "setup.stock"), unknown: null } : { known: false, cards: [], unknown: countOf(st.unknown, "setup.stock.unknown") };
-  s.spreads = (setup.table || []).map((t, i) => ({ id: String(t.id || "S" + (i + 1)), owner: players.includes(t.owner) ? t.owner : players[0], cards: cardsOf(t.cards || [], "setup.table[" + i + "].cards") }));
+  s.spreads = (setup.table || []).map((t, i) => ({ id: String(t.id || "S" + (i + 1)), owner: players.includes(t.owner) ? t.owner : players[0], cards: cardsOf(t.cards || [], "setup.table[" + i + "].cards"), jokersAs: standsFor(t.jokers_as) }));
   s.actions = (raw.actions || []).map((a, i) => {
     if (!ACTION_NAMES[a.action]) throw new Error("actions[" + i + "].action: unknown action " + JSON.stringify(a.action));
     return {
@@ -252,6 +278,7 @@ function fromRecord(raw) {
       cards: a.action === "spread" ? cardsOf(a.cards || [], "actions[" + i + "].cards") : [],
       card: typeof a.card === "string" ? a.card : null,
       target: typeof a.target === "string" ? a.target : "",
+      jokersAs: a.action === "hit" ? (typeof a.card === "string" && typeof a.joker_as === "string" ? { [a.card]: a.joker_as } : {}) : standsFor(a.jokers_as),
     };
   });
   return s;
@@ -430,6 +457,21 @@ function drawPiles() {
   ui.stockPicker.replaceChildren(picker("stock", "Stock, top card first", () => state.stock.cards, (cards) => { state.stock.cards = cards; state.stock.known = cards.length > 0; }, { setup: true }));
 }
 
+// With jokers in the deck: for each joker, the card it stands for where it is laid here
+// (empty: the engine reads it, where only one reading is possible).
+function jokerFields(id, jokersAs) {
+  const jokers = deck().filter((c) => c === "X1" || c === "X2");
+  const naturals = deck().filter((c) => c !== "X1" && c !== "X2");
+  return jokers.map((j) => {
+    const select = el("select");
+    select.append(Object.assign(el("option", "(as the spread makes clear)"), { value: "" }));
+    for (const c of naturals) select.append(Object.assign(el("option", cardFace(c) + " (" + cardName(c) + ")"), { value: c }));
+    select.value = jokersAs[j] || "";
+    select.addEventListener("change", () => { if (select.value) jokersAs[j] = select.value; else delete jokersAs[j]; changed(); });
+    return labelled(id + "-stands-" + j, "If " + cardName(j) + " is laid here, it stands for", select);
+  });
+}
+
 function drawSpreads() {
   ui.spreads.replaceChildren();
   state.spreads.forEach((s, i) => {
@@ -437,6 +479,7 @@ function drawSpreads() {
     li.append(el("h3", "Spread " + s.id));
     li.append(labelled("spread-owner-" + i, "Laid by", playerSelect(s.owner, (p) => { s.owner = p; changed(); })));
     li.append(picker("spread-" + i, "The cards of spread " + s.id, () => s.cards, (cards) => { s.cards = cards; }, { setup: true }));
+    li.append(...jokerFields("spread-" + i, s.jokersAs));
     const remove = el("button", "Remove spread " + s.id);
     remove.type = "button";
     remove.id = "remove-spread-" + i;
@@ -469,6 +512,7 @@ function drawActions() {
     const one = () => (a.card ? [a.card] : []);
     const setOne = (cards) => { a.card = cards[0] || null; };
     if (a.action === "spread") li.append(picker("action-" + i, "The cards spread in action " + (i + 1), () => a.cards, (cards) => { a.cards = cards; }));
+    if (a.action === "spread" || a.action === "hit") li.append(...jokerFields("action-" + i, a.jokersAs));
     if (a.action === "discard" || a.action === "hit") li.append(picker("action-" + i, "The card of action " + (i + 1), one, setOne, { single: true }));
     if (a.action === "hit") {
       const select = el("select");
@@ -895,10 +939,10 @@ async function start() {
     state.stock.unknown = ui.stockUnknown.value.trim() === "" ? null : Number.isFinite(n) && n >= 0 ? n : 0;
     changed();
   });
-  ui.addSpread.addEventListener("click", () => { state.spreads.push({ id: "S" + (state.spreads.length + 1), owner: state.toAct, cards: [] }); redraw(); });
+  ui.addSpread.addEventListener("click", () => { state.spreads.push({ id: "S" + (state.spreads.length + 1), owner: state.toAct, cards: [], jokersAs: {} }); redraw(); });
   for (const button of document.querySelectorAll("button[data-add]")) {
     button.addEventListener("click", () => {
-      state.actions.push({ player: ui.nextPlayer.value || nextPlayer(), action: button.dataset.add, cards: [], card: null, target: "" });
+      state.actions.push({ player: ui.nextPlayer.value || nextPlayer(), action: button.dataset.add, cards: [], card: null, target: "", jokersAs: {} });
       redraw();
     });
   }
