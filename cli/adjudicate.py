@@ -14,6 +14,7 @@ from .app import app, fail, reported
 from .options import variant_file_option
 from .progress import progress
 from .render import card, cards, console, err_console, ledger_lines, one_line, safe
+from .rule_lines import action_rule_lines, end_rule_lines, payment_rule_lines
 
 
 def _describe_action(a: dict[str, Any], raw: dict[str, Any]) -> str:
@@ -111,6 +112,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
             lines.append(f"    {safe(p)}: {cards(h)}")
     if v["actions"]:
         lines.append(_actions_table(out, v["actions"], raw.get("actions", [])))
+        lines += action_rule_lines(v["actions"])
     if v.get("format_version") == 2:
         from .adjudicate_partial import outcome_lines
 
@@ -124,6 +126,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         who = end.get("player") or ", ".join(str(p) for p in end.get("players", []))
         outcome = f" ({safe(end['outcome'])})" if end.get("outcome") else ""
         lines.append(f"  end: [bold]{safe(end['type'])}[/bold] {safe(who)}{outcome}")
+        lines += end_rule_lines(end)
     for p, h in v["final_hands"].items():
         lines.append(f"    {safe(p)}: {cards(h)}  total {v['hand_totals'][p]}")
     for s in v["final_table"]:
@@ -132,6 +135,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         lines.append("  ledger:")
         for line in ledger_lines(v["ledger"], _stake(raw)):
             lines.append(f"    {line}")
+        lines += payment_rule_lines(v["ledger"], end=v["end"])
     else:
         lines.append("  ledger: [dim]no payments[/dim]")
     lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .render import card, cards, ledger_lines, safe
+from .rule_lines import end_rule_lines, payment_rule_lines
 
 
 def action_verdict(a: dict[str, Any]) -> str | None:
@@ -59,17 +60,18 @@ def net_text(net: dict[str, int]) -> str:
 def outcome_lines(v: dict[str, Any], stake: int | None) -> list[str]:
     """The ending, ledger and net: settled as for version 1, or each open outcome."""
     if not v.get("open"):
-        lines = [f"  end: {end_text(v['end'])}"]
+        lines = [f"  end: {end_text(v['end'])}", *end_rule_lines(v["end"])]
     else:
         lines = [f"  end: [yellow]open[/yellow], {len(v['outcomes'])} possible outcomes"]
     lines += final_lines(v)
     if not v.get("open"):
-        lines += _ledger(v["ledger"], stake, "  ")
+        lines += _ledger(v["ledger"], stake, "  ", v["end"])
         lines.append(f"  net: {net_text(v['net'])}; next dealer {safe(v['next_dealer'])}")
         return lines
     for i, o in enumerate(v["outcomes"], 1):
         lines.append(f"  outcome {i}: {end_text(o['end'])}")
-        lines += _ledger(o["ledger"], stake, "    ")
+        lines += end_rule_lines(o["end"], "      ")
+        lines += _ledger(o["ledger"], stake, "    ", o["end"])
         lines.append(f"    net: {net_text(o['net'])}")
     lines.append(f"  decided by: {safe(v['decided_by'])}")
     lines.append(f"  next dealer {safe(v['next_dealer'])}")
@@ -93,7 +95,7 @@ def final_lines(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str) -> list[str]:
+def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str, end: dict[str, Any] | None = None) -> list[str]:
     if not ledger:
         return [f"{indent}ledger: [dim]no payments[/dim]"]
-    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)]
+    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(ledger, indent + "  ", end)

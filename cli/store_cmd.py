@@ -27,16 +27,24 @@ def export_cmd(
     all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
+    as_record: bool = typer.Option(False, "--as-record", help="Write one hand's position as a hand record (the dispute desk's and tonk adjudicate's format) instead of events; with --hand."),
+    hand: Optional[int] = typer.Option(None, "--hand", min=1, metavar="N", help="With --as-record: the hand (1-based)."),
+    at: int = typer.Option(0, "--at", min=0, metavar="K", help="With --as-record: the position after K actions of the hand (default 0: just after the deal)."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Export games as JSONL: a header line, then one event a line with its hash chain.
 
-    GAME_ID: games to export in this order (any unique prefix of an id), or --all."""
+    GAME_ID: games to export in this order (any unique prefix of an id), or --all.
+    With --as-record --hand N [--at K]: one game's hand N at position K as a hand record
+    (the position, then the actions that followed), for `tonk adjudicate` or the dispute desk."""
     from ..storage.open import open_store
 
+    db = settings(ctx).db
+    if as_record or hand is not None or at:
+        _export_record(db, game_ids or [], all_games, as_record, hand, at, output, json_out)
+        return
     if bool(game_ids) == all_games:
         raise fail("name the games to export, or give --all (not both)")
-    db = settings(ctx).db
     with reported(), open_store(db, create=False, read_only=True) as store:
         ids = resolve_game_ids(store, game_ids) if game_ids else None  # None: --all
         if output is None:
@@ -47,6 +55,36 @@ def export_cmd(
         print_json({"output": str(output), "games": games, "events": events})
     else:
         typer.echo(f"exported {games} game(s), {events} event(s) to {output}")
+
+
+def _export_record(db: str, game_ids: list[str], all_games: bool, as_record: bool, hand: Optional[int], at: int, output: Optional[Path], json_out: bool) -> None:
+    """``--as-record``: one hand's position as a hand record, on stdout or into ``output``."""
+    import json
+
+    from ..application.position_record import position_record
+    from ..storage.open import open_store
+
+    if not as_record:
+        raise fail("--hand and --at go with --as-record (a hand's position as a hand record)")
+    if all_games or len(game_ids) != 1:
+        raise fail("--as-record exports one hand of one game: name one GAME_ID (not --all)")
+    if hand is None:
+        raise fail("--as-record needs --hand N (the hand to export)")
+    with reported(), open_store(db, create=False, read_only=True) as store:
+        (game_id,) = resolve_game_ids(store, game_ids)
+        record = position_record(store.read(game_id), hand, at, game_id=game_id)
+    text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+    if json_out:
+        print_json({"output": str(output), "game": game_id, "hand": hand, "at": at, "actions": len(record["actions"])})
+    else:
+        typer.echo(f"wrote hand {hand} of game {game_id} at position {at} ({len(record['actions'])} action(s) follow) to {output}")
 
 
 def _event_total(store, ids: Optional[list[str]]) -> int:

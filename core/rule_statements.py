@@ -142,3 +142,13 @@ def payment_rule(reason: str) -> str:
         return _PAYMENT_RULES[reason]
     except KeyError:
         raise UnknownRule(reason, "payment reason") from None
+
+
+def ending_rules() -> dict[str, str]:
+    """Every ending this module settles (``type``, or ``knock:<outcome>``) -> its rule id."""
+    return dict(_ENDING_RULES)
+
+
+def payment_rules() -> dict[str, str]:
+    """Every ledger ``reason`` -> the rule id that makes the payment."""
+    return dict(_PAYMENT_RULES)

@@ -1,5 +1,6 @@
-"""The web pages: the lobby, a seat's table and the replay viewer (static files of ``tonk.web``),
-and the two JSON routes only they need (the installed variants, a game's replay document).
+"""The web pages: the lobby, a seat's table, the replay viewer and the dispute desk (static
+files of ``tonk.web``), and the JSON routes only they need (the installed variants, a game's
+replay document, an ended game's position as a hand record, the rule statements, a ruleset's deck).
 
 The pages talk to the same HTTP API as any client; the replay viewer shows the views the
 engine computed (``tonk.application.replay_document``) and applies no rule in the browser.
@@ -89,6 +90,51 @@ async def installed_variants() -> dict[str, Any]:
     return {"variants": [describe_variant(r, doc=False) for r in regs], "problems": list(registry.problems)}
 
 
-PAGE_HANDLERS = [lobby_page, table_page, replay_page, static_file, replay_data, installed_variants]
+@get("/dispute", summary="The dispute desk (HTML): build a disputed hand, adjudicate it, save the verdict")
+async def dispute_page() -> Response:
+    return _page("dispute.html")
+
+
+@get("/rules", summary="Every rule id a verdict can cite with its one-line statement (as tonk rules --json), and the rule of each ending and payment", guards=[public_rate])
+async def rule_statements() -> dict[str, Any]:
+    from ..core.rule_statements import RULES, ending_rules, payment_rules
+
+    return {"rules": [{"id": r.id, "section": r.section, "statement": r.text} for r in RULES], "endings": ending_rules(), "payments": payment_rules()}
+
+
+@get("/deck", summary="The deck of a ruleset (variants and options), as the dispute desk's card pickers show it", guards=[public_rate])
+async def ruleset_deck(variant: list[str] | None = None, options: str | None = None) -> dict[str, Any]:
+    import json
+
+    from ..variants import load_ruleset
+
+    try:
+        given = json.loads(options) if options else {}
+    except ValueError:
+        raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}") from None
+    if not isinstance(given, dict):
+        raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}")
+    ruleset = load_ruleset(variant or (), given)  # an unknown variant or option: 400
+    return {"variants": list(variant or ()), "deck": list(ruleset.deck)}
+
+
+@get(
+    "/games/{game_id:str}/record",
+    summary="An ended game's position as a hand record (as tonk export GAME --hand N --as-record --at K): the position after event seq, as the replay viewer numbers them",
+    guards=[public_rate],
+)
+async def position_as_record(game_id: str, request: Request, seq: int = 1) -> dict[str, Any]:
+    from ..application.position_record import locate, position_record
+    from ..core.events import GameEnded
+
+    store = request.app.state.tables.store
+    events = store.read(game_id)  # UnknownGame: 404
+    if type(events[-1]) is not GameEnded:  # a live game's hidden cards stay hidden
+        raise StillInPlay(f"game {game_id} is still in play: its positions open when it has ended", current_version=len(events))
+    hand_no, at = locate(events, seq)  # NoSuchPosition: 400
+    return position_record(events, hand_no, at, game_id=game_id)
+
+
+PAGE_HANDLERS = [lobby_page, table_page, replay_page, dispute_page, static_file, replay_data, position_as_record, installed_variants, rule_statements, ruleset_deck]
 
 __all__ = ["PAGE_HANDLERS", "TableError"]

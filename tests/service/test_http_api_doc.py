@@ -275,11 +275,18 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
         seen(route, h.get(f"/games/no-such-game/{path}"))
         seen(route, h.get(f"/games/{tid}/{path}"))
     seen("GET /games/{id}/replay", h.get(f"/games/{gid}/replay", params={"as": "zed"}))
+    seen("GET /games/{id}/record", h.get(f"/games/{gid}/record", params={"seq": 3}))
+    seen("GET /games/{id}/record", h.get(f"/games/{gid}/record", params={"seq": 99999}))
+    seen("GET /games/{id}/record", h.get("/games/no-such-game/record"))
+    seen("GET /games/{id}/record", h.get(f"/games/{tid}/record"))
+    seen("GET /deck", h.get("/deck", params={"variant": "forty-card-deck"}))
+    seen("GET /deck", h.get("/deck", params={"variant": "no-such-variant"}))
+    seen("GET /deck", h.get("/deck", params={"options": "[1]"}))
 
     seen("POST /adjudicate", h.post("/adjudicate", content=EXAMPLES.read_bytes()))
     seen("POST /adjudicate", h.post("/adjudicate", content=b"{"))
     seen("POST /adjudicate", h.post("/adjudicate", content=BIG))
-    for path in ("/ping", "/variants", "/", f"/play/{tid}", "/play/no-such-table", f"/games/{gid}", "/games/no-such-game", "/static/lobby.js", "/static/nothing.js"):
+    for path in ("/ping", "/variants", "/rules", "/dispute", "/", f"/play/{tid}", "/play/no-such-table", f"/games/{gid}", "/games/no-such-game", "/static/lobby.js", "/static/nothing.js"):
         route = "GET " + re.sub(r"^/(play|games)/[^/]+$", r"/\1/{id}", re.sub(r"^/static/.*", "/static/{name}", path))
         seen(route, h.get(path))
 
@@ -333,9 +340,11 @@ def provoke_public_limits(start_server, tmp_path: Path, seen: Seen) -> None:
     seen("POST /tables", h.post("/tables", json={"seats": ["a", "b"]}))
     seen("GET /tables", h.get("/tables"))
     seen("GET /tables/{id}/spectate", stream_status(f"{server.url}/tables/{tid}/spectate", {}))
-    for path in ("replay", "audit", "document"):
+    for path in ("replay", "audit", "document", "record"):
         seen(f"GET /games/{{id}}/{path}", h.get(f"/games/{tid}/{path}"))
     seen("GET /variants", h.get("/variants"))
+    seen("GET /rules", h.get("/rules"))
+    seen("GET /deck", h.get("/deck"))
     seen("POST /adjudicate", h.post("/adjudicate", content=EXAMPLES.read_bytes()))
 
 
@@ -364,7 +373,7 @@ def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(cl
 def test_the_openapi_document_names_the_query_parameters_the_routes_read(client: Client):
     """``?as=PLAYER`` of a replay and ``?after=SEQ`` of receipts, as the routes table writes them."""
     doc = client.http.get("/schema/openapi.json").json()
-    for path, name in (("/games/{game_id}/replay", "as"), ("/tables/{table_id}/receipts", "after")):
+    for path, name in (("/games/{game_id}/replay", "as"), ("/tables/{table_id}/receipts", "after"), ("/games/{game_id}/record", "seq")):
         query = [p["name"] for p in doc["paths"][path]["get"].get("parameters", []) if p["in"] == "query"]
         assert query == [name], (path, query)
     assert "[?as=PLAYER]" in table_rows("| route | token | answer |") and "[?after=SEQ]" in table_rows("| route | token | answer |")

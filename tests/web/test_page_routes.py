@@ -47,3 +47,27 @@ def test_the_variants_route_lists_what_tonk_variants_lists(service, runner_json)
     status, _, text = get(base + "/variants")
     assert status == 200
     assert json.loads(text) == runner_json(db, "variants", "--json")
+
+
+def test_the_dispute_desk_page_and_its_json_routes(service, runner_json, record):
+    """/dispute is a page like the others; /rules holds what `tonk rules --json` prints and the
+    rule of every ending and payment; /games/{id}/record is what `tonk export --as-record` writes."""
+    from tonk.core.events import HandDealt
+    from tonk.core.rule_statements import ending_rules, payment_rules
+
+    base, db = service
+    status, headers, page = get(base + "/dispute")
+    assert status == 200 and 'src="/static/dispute.js"' in page and "default-src 'none'" in headers["content-security-policy"]
+    status, _, text = get(base + "/rules")
+    rules = json.loads(text)
+    assert status == 200 and rules["rules"] == runner_json(db, "rules", "--json")["rules"]
+    assert rules["endings"] == ending_rules() and rules["payments"] == payment_rules()
+    game = record(db, seed=41, hands=2)
+    events = list(game.events)
+    second = next(i for i, e in enumerate(events) if type(e) is HandDealt and e.hand_no == 2)
+    for seq, hand, at in ((1, 1, 0), (second + 1, 2, 0), (second + 3, 2, 2)):
+        status, _, text = get(base + f"/games/{game.game_id}/record?seq={seq}")
+        assert status == 200, text
+        assert json.loads(text) == runner_json(db, "export", game.game_id, "--hand", str(hand), "--as-record", "--at", str(at))
+    status, _, text = get(base + f"/games/{game.game_id}/record?seq=0")
+    assert status == 400 and "not 0" in json.loads(text)["error"]["message"]

@@ -231,6 +231,10 @@ function render() {
   ui.handSelect.value = index >= 0 ? String(index) : "";
   ui.seenAs.textContent = "Seen by " + perspectiveName(viewer) + (view.hand_no ? ", hand " + view.hand_no : "") + ".";
   ui.deepLink.href = linkFor(seq, viewer);
+  if (!document.getElementById("replay-data")) {  // served (an ended game): its positions open in the dispute desk
+    ui.disputeHere.href = "/dispute?game=" + encodeURIComponent(doc.game_id) + "&seq=" + seq;
+    ui.disputeHere.hidden = false;
+  }
   drawEvent(step);
   drawPiles(view);
   drawSeats(view);
@@ -262,6 +266,7 @@ function setUp() {
   ui.seenAs = document.getElementById("seen-as");
   ui.stockOrder = document.getElementById("stock-order");
   ui.deepLink = document.getElementById("deep-link");
+  ui.disputeHere = document.getElementById("dispute-here");
 
   document.getElementById("game-id").textContent = doc.game_id;
   document.getElementById("game-players").textContent = "\u2014 " + doc.players.join(", ");
