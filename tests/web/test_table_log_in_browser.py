@@ -17,7 +17,7 @@ except ImportError:  # the browser fixtures skip (and under CI=true the skip fai
     expect = None
 
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, card_name, knock_and_confirm
+from table_helpers import KEYS, api, create_table, card_name, knock_and_confirm
 
 from tonk.core.views import event_type, event_view
 from tonk.storage import EventStore
@@ -57,9 +57,27 @@ def caught_up(page, version: int) -> None:
     expect(page.locator("body")).to_have_attribute("data-logged", str(version), timeout=WAIT)
 
 
-def check_controls(page, seat_view: dict) -> None:
-    """Enabled exactly when legal (the view's list); the total is the view's, always shown."""
-    legal = {c["action"] for c in seat_view["legal"]}
+def enabled_for(seat_view: dict, selected: list[str]) -> set[str]:
+    """The actions the page must enable, by the view's list of legal commands and the cards
+    selected: a draw or knock when legal; a spread when the selection is one the engine lists;
+    a discard when one card is selected; a hit when the one selected card fits exactly one
+    spread (chosen for the player) -- with several, once the player chooses one."""
+    legal = seat_view["legal"]
+    out = {c["action"] for c in legal if c["action"] in ("draw_stock", "draw_discard", "knock")}
+    if any(c["action"] == "spread" and sorted(c["cards"]) == sorted(selected) for c in legal):
+        out.add("spread")
+    if len(selected) == 1:
+        if any(c["action"] == "discard" and c["card"] == selected[0] for c in legal):
+            out.add("discard")
+        if len({c["target"] for c in legal if c["action"] == "hit" and c["card"] == selected[0]}) == 1:
+            out.add("hit")
+    return out
+
+
+def check_controls(page, seat_view: dict, selected: list[str] = ()) -> None:
+    """Enabled exactly when legal (the view's list) for the cards selected; the total is the
+    view's, always shown."""
+    legal = enabled_for(seat_view, list(selected))
     for action in KEYS:
         if action in legal:
             expect(page.locator(f"#{action}")).to_be_enabled()
@@ -133,7 +151,7 @@ def shown_cards(data: dict, seat: str) -> list[str]:
 def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, service, screenshots):
     base, db = service
     for _ in range(10):  # the deal is secret and random: a tonk on the first deal may end the game
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"cy": "greedy"}, "hand_limit": 3})
+        created = create_table(base, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=3)
         table, tokens = created["table"], created["tokens"]
         if api(base, "GET", f"/tables/{table}/view", tokens["ann"])["status"] == "playing":
             break
@@ -213,8 +231,10 @@ def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, 
             if after_draw["view"]["to_act"] != actor:
                 continue  # the draw ended the hand (the empty stock)
             caught_up(page, after_draw["version"])
-            check_controls(page, after_draw)  # drawn: no more drawing or knocking; discard now
-            page.locator("#hand button.card").last.click()
+            check_controls(page, after_draw)  # drawn: no more drawing or knocking; nothing selected yet
+            card = page.locator("#hand button.card").last
+            card.click()  # a card click selects it: Discard (and a hit it fits) now
+            check_controls(page, after_draw, [card.get_attribute("data-card")])
             page.click("#discard")
             done = after_draw["version"]
             expect(page.locator("body")).not_to_have_attribute("data-version", str(done), timeout=WAIT)
@@ -267,7 +287,7 @@ def new_table(base: str, hands: int) -> tuple[str, str]:
     """A table of ann (a person) and two greedy bots at which ann is to act (the bots play
     until a person's turn; a tonk on the deal may end the game first: then another table)."""
     for _ in range(10):
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"bob": "greedy", "cy": "greedy"}, "hand_limit": hands})
+        created = create_table(base, seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=hands)
         table, token = created["table"], created["tokens"]["ann"]
         if api(base, "GET", f"/tables/{table}/view", token)["status"] == "playing":
             return table, token
@@ -347,7 +367,7 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
               .observe(document.getElementById('log'), {childList: true, subtree: true}); }"""
         )
         page.click("#draw_stock")
-        expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
+        expect(page.locator("#selection")).to_contain_text("Select a card to discard", timeout=WAIT)
         page.locator("#hand button.card").last.click()
         drawn = page.get_attribute("body", "data-version")
         page.click("#discard")
@@ -373,7 +393,7 @@ def test_on_a_timed_table_the_hands_end_moves_on_by_itself(chromium, service):
     deal, without a click."""
     base, db = service
     for _ in range(10):
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "hand_limit": 2, "turn_timer": 60})
+        created = create_table(base, seats=["ann", "bob"], bots={"bob": "greedy"}, hand_limit=2, turn_timer=60)
         table, token = created["table"], created["tokens"]["ann"]
         seen = api(base, "GET", f"/tables/{table}/view", token)
         if seen["status"] == "playing" and seen["view"]["hand_no"] == 1:
