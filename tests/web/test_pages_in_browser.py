@@ -251,7 +251,8 @@ def test_once_the_game_has_ended_the_table_never_says_reconnecting(page, server)
     assert server.proc.returncode == 0, server.logs.read_text()
     server.start()
     page.evaluate("() => fetch('/ping')")  # the page is alive, with the server back
-    expect(status).to_have_text("the game has ended")
+    # (a look for a rematch made while the server was gone says it cannot be reached, and no more)
+    expect(status).to_have_text("the game has ended", timeout=20000)
     assert not [t for t in page.evaluate("window.shownStatus") if "reconnecting" in t]
     assert streams == []  # the stream was closed with the game: nothing to reconnect
 

@@ -45,6 +45,7 @@ let holdTimer = null;
 let sortBy = "dealt";
 const PACE = paceSetting();
 const REMATCH_LOOK_MS = 4000;
+const LAG_MS = 1500;
 const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
 
 function paceSetting() {
@@ -618,13 +619,22 @@ async function catchUp(upto) {
 
 // --- talking to the service ------------------------------------------------------------------
 
+// The view is at `version` and the log has not received every event before it: the stream
+// brings them, as a rule; if it has not a little later, they are read from the stream's start.
+let lagTimer = null;
+function behind(version) {
+  if (queued >= version || lagTimer) return;
+  lagTimer = setTimeout(() => { lagTimer = null; if (queued < version) catchUp(version); }, LAG_MS);
+}
+
 async function refresh() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
     if (!result) return;
-    if (result.ok) render(result.data);
-    else showNotice(errorText(result));
+    if (!result.ok) return showNotice(errorText(result));
+    render(result.data);
+    behind(result.data.version);
   })();
   try { await refreshing; } finally { refreshing = null; }
 }
