@@ -338,7 +338,7 @@ def test_the_table_mid_hand_fits_a_phone_with_every_control_reachable(page, serv
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, (control.evaluate("e => e.outerHTML.slice(0, 80)"), box)
         assert 0 <= box["y"] < 844, control.evaluate("e => e.outerHTML.slice(0, 80)")
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(screenshots / "table-phone.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "table-mid-hand-phone.png"), full_page=True)
     page.set_viewport_size({"width": 1100, "height": 900})
 
 
