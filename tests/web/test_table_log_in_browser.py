@@ -493,3 +493,39 @@ def test_an_eight_hand_game_each_seats_page_shows_every_opponent_action(chromium
         for context, _page, errors in seats.values():
             context.close()
             assert not errors, errors
+
+
+def test_a_game_that_ends_while_a_hands_end_is_on_screen_logs_every_event(chromium, service):
+    """A hand's end held on screen holds back the next deal's entries until "Next hand"; when
+    the game ends meanwhile (here: ann's page leaves hand 1's end on screen while hand 2 is
+    played to its end over the API; in play, the last deal ending at once by a tonk), there is
+    no "Next hand": the log must still show every event up to the game's end (it stopped at
+    hand 1's end)."""
+    base, db = service
+    for _ in range(10):
+        created = playing_table(base, seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"}, hand_limit=2)
+        table, token = created["table"], created["tokens"]["ann"]
+        if api(base, "GET", f"/tables/{table}/view", token)["view"]["hand_no"] == 1:
+            break
+    else:
+        raise AssertionError("ten tables in a row ended their first hand at its deal")
+    context, page, errors = sit_down(chromium, base, table, "ann", token)
+    try:
+        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+        knock_and_confirm(page)
+        expect(page.locator("#hand-end-heading")).to_have_text("Hand 1 has ended", timeout=WAIT)
+        expect(page.locator("#next-hand")).to_be_visible()
+        seen = api(base, "GET", f"/tables/{table}/view", token)
+        while seen["status"] == "playing":  # hand 2, played past the page: ann knocks over the API
+            api(base, "POST", f"/tables/{table}/commands", token, {"action": "knock", "version": seen["version"], "command_id": f"k{seen['version']}"})
+            seen = api(base, "GET", f"/tables/{table}/view", token)
+        expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=WAIT)
+        expect(page.locator("#next-hand")).to_be_hidden()
+        caught_up(page, seen["version"])
+        with EventStore.open(db, create=False) as store:
+            events = store.read(table)
+        shown, stored = check_log_against_store(page, "ann", events, 2)
+        assert shown == stored
+    finally:
+        context.close()
+    assert not errors, errors

@@ -45,7 +45,6 @@ let holdTimer = null;
 let sortBy = "dealt";
 const PACE = paceSetting();
 const REMATCH_LOOK_MS = 4000;
-const LAG_MS = 1500;
 const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
 
 function paceSetting() {
@@ -469,6 +468,7 @@ function gameOver() {
   if (stream) stream.close();
   serviceEnded();
   watchRematch();
+  pump(); // the deals held back for a "Next hand" that will not come
 }
 
 // A request to the service; null when the server could not be reached (the banner says so:
@@ -515,8 +515,9 @@ async function pump() {
   try {
     while (queue.length) {
       const { item, paced } = queue[0];
-      // the next deal waits while the hand's end is on screen ("Next hand" goes on)
-      if (item.event.type === "hand_dealt" && shownHand !== null && item.event.hand_no > shownHand) break;
+      // the next deal waits while the hand's end is on screen ("Next hand" goes on); once the
+      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last)
+      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > shownHand) break;
       const wait = nextAt - performance.now();
       if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
       queue.shift();
@@ -619,22 +620,13 @@ async function catchUp(upto) {
 
 // --- talking to the service ------------------------------------------------------------------
 
-// The view is at `version` and the log has not received every event before it: the stream
-// brings them, as a rule; if it has not a little later, they are read from the stream's start.
-let lagTimer = null;
-function behind(version) {
-  if (queued >= version || lagTimer) return;
-  lagTimer = setTimeout(() => { lagTimer = null; if (queued < version) catchUp(version); }, LAG_MS);
-}
-
 async function refresh() {
   if (refreshing) return refreshing;
   refreshing = (async () => {
     const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
     if (!result) return;
-    if (!result.ok) return showNotice(errorText(result));
-    render(result.data);
-    behind(result.data.version);
+    if (result.ok) render(result.data);
+    else showNotice(errorText(result));
   })();
   try { await refreshing; } finally { refreshing = null; }
 }
