@@ -91,6 +91,32 @@ def test_step_forward_and_back_with_buttons_keys_and_slider(page, full_game):
     assert position(page) == f"Event 1 of {n}"
 
 
+def test_the_keys_step_whatever_control_has_focus_even_after_choosing_a_perspective(page, full_game):
+    """Issue 20: after choosing a perspective in its select, the arrows stepped the select (the
+    perspective changed); now ←/→, Home and End step the replay from any control, and the
+    perspective stays the one chosen."""
+    db, game, path = full_game
+    n = len(events_of(db, game))
+    open_viewer(page, path.as_uri())
+    page.select_option("#perspective", "bob")
+    page.focus("#perspective")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert position(page) == f"Event 3 of {n}"
+    assert page.input_value("#perspective") == "bob" and page.evaluate("document.activeElement.id") == "perspective"
+    page.keyboard.press("ArrowLeft")
+    assert position(page) == f"Event 2 of {n}"
+    page.keyboard.press("End")
+    assert position(page) == f"Event {n} of {n}" and page.input_value("#perspective") == "bob"
+    for control in ("#hand-select", "#slider", "#deep-link", "#first"):
+        page.focus(control)
+        page.keyboard.press("Home")
+        assert position(page) == "Event 1 of " + str(n), control
+        page.keyboard.press("ArrowRight")
+        assert position(page) == "Event 2 of " + str(n), control
+    assert page.input_value("#perspective") == "bob"
+
+
 def test_jump_to_a_hand_and_its_ledger(page, full_game):
     db, game, path = full_game
     events = events_of(db, game)

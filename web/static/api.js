@@ -1,15 +1,29 @@
 // The table service's HTTP API (docs/http-api.md) from the browser: JSON in, JSON out.
 
+// What every page says when a request could not be sent at all (the browser's "Failed to fetch").
+export const UNREACHABLE = "The server cannot be reached: check your connection, or wait for the server to come back.";
+
+// A request's answer: {ok, status, data}; when the server could not be reached (no answer at
+// all) {ok: false, status: 0, unreachable: true, data: {error: {message: UNREACHABLE}}}, never
+// a thrown error. Each outcome is told to the page's service banner (service.js) by a
+// "tonk-service" event on the document: {reachable: true or false}.
 export async function call(method, path, { token = null, body = undefined } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "same-origin",
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+    });
+  } catch (_) {
+    tell(false);
+    return { ok: false, status: 0, unreachable: true, data: { error: { message: UNREACHABLE } } };
+  }
+  tell(true);
   let data = null;
   try {
     data = await response.json();
@@ -17,6 +31,10 @@ export async function call(method, path, { token = null, body = undefined } = {}
     data = null;
   }
   return { ok: response.ok, status: response.status, data };
+}
+
+function tell(reachable) {
+  document.dispatchEvent(new CustomEvent("tonk-service", { detail: { reachable } }));
 }
 
 export function errorText(result) {

@@ -1,9 +1,11 @@
 // The lobby: creating a table (a short form first: seats, bots, stake, hands, turn timer; the
 // house rules, from the installed variants with their options, behind a disclosure with a
-// search), the served tables by state with what this device can do at each (its seat, close
+// search), the service's state in a banner (service.js: the server cannot be reached, back),
+// every failed request told in words, the served tables by state with what this device can do at each (its seat, close
 // the tables it hosts, replay), and joining a seat with its token. Text is always set as text.
 import { call, errorText, hostTokenFor, keepHostToken, keepToken, keptToken, seatLink } from "./api.js";
 import { el } from "./dom.js";
+import { watchService } from "./service.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -294,6 +296,8 @@ function showTokens(created) {
 }
 
 function setUp() {
+  // when the server is back: the tables again (and the house rules, if they could not be read)
+  watchService({ poll: true, back: () => { loadTables(); if (!document.querySelector("#variants .variant")) loadVariants(); } });
   seatRow("ann", "person");
   seatRow("bob", "greedy");
   seatRow("cy", "greedy");

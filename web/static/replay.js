@@ -19,13 +19,43 @@ function perspectiveName(p) {
   return p === AUDITOR ? "the auditor (sees everything)" : p;
 }
 
+// The server could not be reached at all (the browser's "Failed to fetch"): tried again.
+class Unreachable extends Error {}
+
+const RETRY_MS = 3000;
+const BANNER = {
+  lost: "The server cannot be reached \u2014 reconnecting\u2026",
+  back: "Connected again: the page is up to date.",
+};
+
+function banner(state) {
+  const box = document.getElementById("connection");
+  if (!box) return;
+  box.dataset.state = state;
+  box.textContent = BANNER[state];
+}
+
 async function loadDocument() {
   const inline = document.getElementById("replay-data");
   if (inline) return JSON.parse(inline.textContent);
   const src = document.body.dataset.replaySrc;
-  const response = await fetch(src, { credentials: "same-origin" });
-  if (!response.ok) throw new Error("the replay could not be loaded (HTTP " + response.status + ")");
-  return response.json();
+  let response;
+  try {
+    response = await fetch(src, { credentials: "same-origin" });
+  } catch (_) {
+    throw new Unreachable("The server cannot be reached: the replay is loaded as soon as it is back.");
+  }
+  if (response.ok) return response.json();
+  let said = null;
+  try {
+    said = (await response.json()).error.message;
+  } catch (_) {
+    said = null;
+  }
+  if (response.status === 409) {
+    throw new Error("This game has not ended yet: its replay opens once the game is over. Come back to this page then.");
+  }
+  throw new Error("the replay could not be loaded: " + (said || "the service answered HTTP " + response.status));
 }
 
 // --- position and deep links (#e=123&as=P2) -------------------------------------------------
@@ -298,10 +328,13 @@ function setUp() {
     if (hand) go(hand.first);
   });
   window.addEventListener("hashchange", followHash);
+  // The keys step the replay whatever control has focus (a select keeps its Up/Down arrows,
+  // the slider is stepped as by its own arrows), except where text is typed.
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const target = event.target;
-    if (target instanceof HTMLSelectElement || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement) return;
+    if (target instanceof HTMLTextAreaElement || (target instanceof HTMLInputElement && !["range", "radio", "checkbox", "button"].includes(target.type))) return;
+    if (target instanceof HTMLElement && target.isContentEditable) return;
     const actions = {
       ArrowLeft: () => go(seq - 1),
       ArrowRight: () => go(seq + 1),
@@ -320,7 +353,20 @@ function setUp() {
 async function start() {
   const status = document.getElementById("status");
   try {
-    doc = await loadDocument();
+    for (let lost = false; ; ) {
+      try {
+        doc = await loadDocument();
+        if (lost) { banner("back"); status.textContent = ""; }
+        break;
+      } catch (error) {
+        if (!(error instanceof Unreachable)) throw error;
+        if (!lost) banner("lost");
+        lost = true;
+        status.textContent = error.message;
+        document.body.dataset.ready = "unreachable";
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
     if (doc.format !== FORMAT) throw new Error("this viewer reads replay format " + FORMAT + ", not " + doc.format);
     viewer = doc.perspectives[0];
     setUp();

@@ -2,10 +2,15 @@
 // (GET .../view, refreshed on each event of the seat's stream); the page never judges a
 // move: it sends the command and shows the engine's answer (an illegal one with its code,
 // rule id and sentence, and nothing changes). Text is always set as text.
-// The connection status (#connection, a live region) says when the server is gone (the
-// stream's error or a "shutdown" message, a request that could not be sent) and when it is
-// back (the stream open again: the view is read again); once the game has ended the stream
-// is closed and the status says so, never "reconnecting".
+// The service's state is one banner (#connection, role=status; service.js): the server cannot
+// be reached and the page is reconnecting (the stream's error or "shutdown" message, a
+// request that could not be sent), it is back (the stream open again: the view is read
+// again); once the game has ended the stream is closed and the banner says so, never
+// "reconnecting". Every failed request is told in words.
+// What a card click does, and the controls the selection drives: see "what a card click does".
+// "Your seat link" (the token in the fragment, shown to the player with the word to keep it
+// secret like a password) and, at the game's end, the rematch: started here by the device that
+// hosts the table, joined here by each seat (its new token kept, then the new table).
 // The move log (#log, role=log) shows every event the seat may see, in order, one hand per
 // <details> (the earlier hands folded): on sitting down the events before the stream's
 // snapshot are read from the same stream, resumed after seq 0 (Last-Event-ID, with the token
@@ -14,10 +19,11 @@
 // A hand's end stays on screen (#hand-end: how it ended, every hand and its total, the
 // ledger, the net) until the player moves on ("Next hand"; on a timed table by itself after
 // a short time); the next deal is shown then.
-import { call, errorText, keepToken, tokenFor } from "./api.js";
+import { call, errorText, hostTokenFor, keepHostToken, keepToken, seatLink, tokenFor } from "./api.js";
 import { cardElement, cardList, cardName, cardFace, sentenceElement } from "./cards.js";
 import { describeEvent, endName, endSentence, paymentSentence } from "./describe.js";
 import { el, signed } from "./dom.js";
+import { serviceBack, serviceConnected, serviceEnded, serviceLost, serviceState, watchService } from "./service.js";
 
 const $ = (id) => document.getElementById(id);
 const table = decodeURIComponent(location.pathname.split("/").pop());
@@ -32,13 +38,13 @@ let stream = null;
 let refreshing = null;
 let busy = false;
 let ended = false; // the game has ended: the stream is closed for good
-let lost = false; // the server could not be reached; the stream is reconnecting
 let retry = null;
 let shownHand = null; // the hand the page shows for play (a later deal waits for "Next hand")
 let holding = false; // a hand's end is on screen
 let holdTimer = null;
 let sortBy = "dealt";
 const PACE = paceSetting();
+const REMATCH_LOOK_MS = 4000;
 const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
 
 function paceSetting() {
@@ -88,9 +94,14 @@ function drawHand(view) {
     button.dataset.card = code;
     button.setAttribute("aria-label", cardName(code));
     button.setAttribute("aria-pressed", String(selected.includes(code)));
-    button.addEventListener("click", () => {
-      selected = selected.includes(code) ? selected.filter((c) => c !== code) : [...selected, code];
-      button.setAttribute("aria-pressed", String(selected.includes(code)));
+    button.addEventListener("click", () => toggleCard(code));
+    button.addEventListener("dblclick", () => discardCard(code));
+    button.addEventListener("keydown", (event) => {
+      // Enter on a selected card, when discarding is legal, discards it (else it selects, as Space)
+      if (event.key !== "Enter" || !selected.includes(code) || !mayDiscard(code)) return;
+      event.preventDefault();
+      event.stopPropagation();
+      discardCard(code);
     });
     box.append(button);
   }
@@ -146,7 +157,7 @@ function drawTable(view) {
       radio.id = "target-" + s.id;
       radio.value = s.id;
       radio.checked = s.id === target;
-      radio.addEventListener("change", () => { target = s.id; });
+      radio.addEventListener("change", () => { target = s.id; updateControls(); });
       const label = el("label", s.id + ": " + s.owner + "'s " + s.kind + " ");
       label.htmlFor = radio.id;
       label.append(cardList(s.cards, s.owner + "'s " + s.kind + " " + s.id));
@@ -259,12 +270,161 @@ function render(state) {
   drawTable(view);
   drawScores(state);
   $("total").textContent = state.hand_total === null || state.hand_total === undefined ? "" : "Your hand counts " + state.hand_total + " points";
-  const legal = new Set((state.legal || []).map((c) => c.action));
-  for (const id of ACTIONS) $(id).disabled = !myTurn() || busy || holding || !legal.has(id);
+  updateControls();
   restoreFocus(before);
   document.body.dataset.version = String(state.version);
   document.body.dataset.ready = "true";
   if (state.status === "ended") gameOver();
+  drawRematch();
+}
+
+// --- what a card click does, and the controls the selection drives ---------------------------
+// A click on a card (or Space on it) selects it or lets it go; several may be selected (a
+// spread). Once the player has drawn, Enter on a selected card, or a double click on a card,
+// discards it. The buttons are enabled only for what is legal now (the view's list): Spread
+// when the selected cards are a spread the engine lists, Hit when the one selected card fits
+// a spread (that spread is chosen when it is the only one it fits), Discard when one card is
+// selected. The keys still ask the engine whatever is selected: it explains a refusal.
+
+function legalOf(action) {
+  return ((current && current.legal) || []).filter((c) => c.action === action);
+}
+
+function mayAct() {
+  return myTurn() && !busy && !holding;
+}
+
+function mayDiscard(code) {
+  return mayAct() && legalOf("discard").some((c) => c.card === code);
+}
+
+function sameCards(a, b) {
+  return a.length === b.length && a.every((c) => b.includes(c));
+}
+
+function toggleCard(code) {
+  selected = selected.includes(code) ? selected.filter((c) => c !== code) : [...selected, code];
+  for (const b of $("hand").querySelectorAll("button.card")) b.setAttribute("aria-pressed", String(selected.includes(b.dataset.card)));
+  updateControls();
+}
+
+function discardCard(code) {
+  if (!mayDiscard(code)) return;
+  selected = [code];
+  act("discard");
+}
+
+function chooseTarget(id) {
+  target = id;
+  const radio = document.getElementById("target-" + id);
+  if (radio) radio.checked = true;
+}
+
+function updateControls() {
+  const ok = mayAct();
+  const legal = new Set(((current && current.legal) || []).map((c) => c.action));
+  for (const id of ["draw_stock", "draw_discard", "knock"]) $(id).disabled = !ok || !legal.has(id);
+  $("spread").disabled = !ok || !legalOf("spread").some((c) => sameCards(c.cards, selected));
+  const hits = selected.length === 1 ? legalOf("hit").filter((c) => c.card === selected[0]) : [];
+  const targets = [...new Set(hits.map((c) => c.target))];
+  if (ok && targets.length === 1 && target !== targets[0]) chooseTarget(targets[0]);
+  $("hit").disabled = !ok || !hits.some((c) => c.target === target);
+  $("discard").disabled = !ok || selected.length !== 1 || !mayDiscard(selected[0]);
+  const names = selected.map(cardName);
+  let text = names.length ? "Selected: " + names.join(", ") + "." : "";
+  if (ok && legal.has("discard")) {
+    if (!names.length) text = "Select a card to discard it (Enter on it, or a double click), or several to spread.";
+    else if (!$("spread").disabled) text += " They make a spread: Spread lays it.";
+    else if (!$("hit").disabled) text += " It fits spread " + target + ": Hit plays it there.";
+  }
+  $("selection").textContent = text;
+}
+
+// --- your seat link, and the rematch ---------------------------------------------------------
+
+function drawSeatLink() {
+  if (!token) return;
+  $("seat-link").value = seatLink(table, token);
+  $("seat-link-box").hidden = false;
+}
+
+async function copySeatLink() {
+  const field = $("seat-link");
+  field.focus();
+  field.select();
+  try {
+    await navigator.clipboard.writeText(field.value);
+    $("seat-link-said").textContent = "Copied. Keep it secret.";
+  } catch (_) {
+    $("seat-link-said").textContent = "Selected: copy it with Ctrl+C (or ⌘C). Keep it secret.";
+  }
+}
+
+let rematchWatch = null;
+
+// Once the game has ended: "Join the rematch" when the host has started one (the seat's view
+// carries its table and this seat's token there); "Start a rematch" on the device that hosts
+// the table; else a word that one may come. Drawn again only when what it offers changes.
+function drawRematch() {
+  const box = $("rematch");
+  if (!current || current.status !== "ended") { box.hidden = true; return; }
+  const r = current.rematch;
+  const host = hostTokenFor(table);
+  const offer = r && r.token ? "join" : r ? "started" : host ? "start" : "wait";
+  box.hidden = false;
+  if (box.dataset.offer === offer) return;
+  box.dataset.offer = offer;
+  const parts = document.createDocumentFragment();
+  if (offer === "join") {
+    parts.append(el("p", "The host has started a rematch: a new game with the same seats and rules."));
+    parts.append(actionButton("join-rematch", "Join the rematch", () => joinRematch(r)));
+  } else if (offer === "started") {
+    parts.append(el("p", "The host has started a rematch at table " + r.table.slice(0, 8) + "."));
+  } else if (offer === "start") {
+    parts.append(el("p", "You host this table: start a new game with the same seats and rules, and each player is offered to join it here."));
+    parts.append(actionButton("start-rematch", "Start a rematch", () => startRematch(host)));
+  } else {
+    parts.append(el("p", "If the host starts a rematch, you can join it from here.", "hint"));
+  }
+  box.replaceChildren(parts);
+  if (offer === "join" && document.activeElement === document.body) $("join-rematch").focus();
+}
+
+function actionButton(id, text, onClick) {
+  const b = el("button", text);
+  b.type = "button";
+  b.id = id;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// The game has ended and the stream with it: the view is read again now and then (and when
+// the tab is shown again) until it names a rematch.
+function watchRematch() {
+  if (rematchWatch) return;
+  const look = () => { if (!current || !current.rematch) refresh(); else stopWatch(); };
+  const stopWatch = () => { clearInterval(rematchWatch); document.removeEventListener("visibilitychange", onShow); };
+  const onShow = () => { if (!document.hidden) look(); };
+  rematchWatch = setInterval(look, REMATCH_LOOK_MS);
+  document.addEventListener("visibilitychange", onShow);
+}
+
+async function startRematch(hostToken) {
+  const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/rematch", { token: hostToken });
+  if (!result) return showNotice("The rematch could not be started: the server cannot be reached.");
+  if (!result.ok) return showNotice("The rematch could not be started: " + errorText(result));
+  keepHostToken(result.data.table, result.data.host_token); // this device hosts the rematch too
+  showNotice(null);
+  await refresh();
+}
+
+function joinRematch(r) {
+  keepToken(r.table, r.token);
+  location.assign("/play/" + encodeURIComponent(r.table) + location.search);
+}
+
+function showNotice(text) {
+  $("notice").textContent = text ? "error: " + text : "";
 }
 
 // --- keeping the focus where the player works ---------------------------------------------
@@ -301,42 +461,23 @@ function restoreFocus(mark) {
 
 // --- the connection ----------------------------------------------------------------------------
 
-const CONNECTION = { connected: "connected", lost: "connection lost \u2014 reconnecting\u2026", ended: "the game has ended" };
-
-function showConnection(state) {
-  const box = $("connection");
-  box.dataset.state = state;
-  if (box.textContent !== CONNECTION[state]) box.textContent = CONNECTION[state];
-}
-
-function connectionLost() {
-  if (ended) return;
-  lost = true;
-  showConnection("lost");
-}
-
-function connectionBack() {
-  lost = false;
-  showConnection("connected");
-}
-
 function gameOver() {
+  if (ended) return;
   ended = true;
   clearTimeout(retry);
   if (stream) stream.close();
-  showConnection("ended");
+  serviceEnded();
+  watchRematch();
+  pump(); // the deals held back for a "Next hand" that will not come
 }
 
-// A request to the service; null when the server could not be reached (the status says so).
+// A request to the service; null when the server could not be reached (the banner says so:
+// service.js hears it from api.js).
 async function request(method, path, options) {
-  let result;
-  try {
-    result = await call(method, path, options);
-  } catch (_) {
-    connectionLost();
-    return null;
-  }
-  if (lost && stream && stream.readyState === EventSource.OPEN) connectionBack();
+  const result = await call(method, path, options);
+  if (result.unreachable) return null;
+  // a request failed in passing while the stream stayed open: back at once
+  if (serviceState() === "lost" && stream && stream.readyState === EventSource.OPEN) serviceBack();
   return result;
 }
 
@@ -374,8 +515,9 @@ async function pump() {
   try {
     while (queue.length) {
       const { item, paced } = queue[0];
-      // the next deal waits while the hand's end is on screen ("Next hand" goes on)
-      if (item.event.type === "hand_dealt" && shownHand !== null && item.event.hand_no > shownHand) break;
+      // the next deal waits while the hand's end is on screen ("Next hand" goes on); once the
+      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last)
+      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > shownHand) break;
       const wait = nextAt - performance.now();
       if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
       queue.shift();
@@ -484,7 +626,7 @@ async function refresh() {
     const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
     if (!result) return;
     if (result.ok) render(result.data);
-    else $("connection").textContent = "error: " + errorText(result);
+    else showNotice(errorText(result));
   })();
   try { await refreshing; } finally { refreshing = null; }
 }
@@ -494,7 +636,8 @@ function showProblem(error) {
   box.replaceChildren();
   if (!error) return;
   if (error.violation) {
-    box.append(el("strong", "Illegal: "), el("code", error.violation, "violation"), " \u00b7 rule ", el("code", error.rule, "rule"), " \u2014 ", el("span", error.sentence, "sentence"));
+    // the engine's words once, then its code and rule once (its "sentence" repeats them)
+    box.append(el("strong", "Illegal: "), el("span", error.message, "sentence"), " (", el("code", error.violation, "violation"), ", rule ", el("code", error.rule, "rule"), ")");
   } else {
     box.append(el("span", "error: " + error.message, "sentence"));
   }
@@ -548,15 +691,15 @@ function listen() {
   // the seat named: a browser holding two seats of this table holds a cookie for each
   const source = new EventSource("/tables/" + encodeURIComponent(table) + "/events?seat=" + encodeURIComponent(seat));
   stream = source;
-  source.addEventListener("open", () => { connectionBack(); refresh(); });
+  source.addEventListener("open", () => { serviceConnected(); refresh(); });
   source.addEventListener("error", () => {
     if (ended || source !== stream) return;
-    connectionLost();
+    serviceLost();
     // refused (not a lost connection, which EventSource retries itself): the stream cookie
     // has expired, say, or the server was down; ask for a new one with the token
     if (source.readyState === EventSource.CLOSED) retry = setTimeout(sitDown, 2000);
   });
-  source.addEventListener("shutdown", () => connectionLost());
+  source.addEventListener("shutdown", () => serviceLost());
   source.addEventListener("snapshot", (message) => {
     const state = JSON.parse(message.data);
     render(state);
@@ -578,12 +721,14 @@ async function sitDown() {
     return;
   }
   if (!result.ok) {
-    $("connection").textContent = "error: " + errorText(result);
+    showNotice(errorText(result));
     $("token-form").hidden = false;
     document.body.dataset.ready = "error";
     return;
   }
   $("token-form").hidden = true;
+  showNotice(null);
+  drawSeatLink();
   await refresh();
   listen();
 }
@@ -608,6 +753,9 @@ function setUp() {
   $("knock-yes").addEventListener("click", () => { $("knock-confirm").close(); act("knock"); });
   $("knock-no").addEventListener("click", () => $("knock-confirm").close());
   $("next-hand").addEventListener("click", nextHand);
+  $("copy-seat-link").addEventListener("click", copySeatLink);
+  $("seat-link").addEventListener("focus", () => $("seat-link").select());
+  watchService({ poll: false });
   $("sort").addEventListener("change", () => {
     sortBy = $("sort").value;
     if (current) drawHand(current.view);
