@@ -482,3 +482,20 @@ def test_a_joker_stands_for_the_card_chosen_on_the_table_and_in_a_hit(page, serv
     expect(page.locator("#status")).to_contain_text("Loaded wild.json")
     expect(page.locator("#action-1-stands-X2")).to_have_value("8H")
     expect(page.locator("#spread-0-stands-X1")).to_have_value("7H")
+
+
+def test_a_verdict_asked_while_the_server_cannot_be_reached_is_said_in_words(page, service):
+    """The browser cannot reach the server for /adjudicate (the request fails as when the server
+    is down): the desk says so in words, the page's banner says it is reconnecting, and the
+    entered hand stays on the page to ask again."""
+    base, _ = service
+    open_desk(page, base)
+    page.route("**/adjudicate", lambda route: route.abort("connectionrefused"))
+    enter_by_mouse(page)
+    expect(page.locator("#status")).to_contain_text("The server cannot be reached")
+    expect(page.locator("#connection")).to_contain_text("reconnecting")
+    expect(page.locator("#hand-0-AS")).to_have_attribute("aria-pressed", "true")
+    page.unroute("**/adjudicate")
+    page.click("#adjudicate")
+    expect(page.locator("#verdict")).to_contain_text("knock")
+    expect(page.locator("#connection")).to_contain_text("Connected again")

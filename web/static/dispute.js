@@ -9,6 +9,8 @@
 // always set as text (the `el` helper), never as markup.
 import { cardName, cardFace } from "./cards.js";
 import { el, signed } from "./dom.js";
+import { call, errorText } from "./api.js";
+import { watchService } from "./service.js";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const SUITS = [["S", "spades"], ["H", "hearts"], ["D", "diamonds"], ["C", "clubs"]];
@@ -63,11 +65,12 @@ async function fetchDeck() {
   if (key === ruleset.key) return;
   ruleset.key = key;
   try {
-    const response = await fetch("/deck?" + key, { credentials: "same-origin" });
-    const data = await response.json().catch(() => null);
+    const answer = await call("GET", "/deck?" + key);
+    const data = answer.data;
     if (key !== ruleset.key) return;  // the rules changed again meanwhile
-    if (!response.ok) {
-      ruleset.problem = "The house rules cannot be used as chosen: " + ((data && data.error && data.error.message) || "HTTP " + response.status);
+    if (answer.unreachable) throw new Error(errorText(answer));
+    if (!answer.ok) {
+      ruleset.problem = "The house rules cannot be used as chosen: " + errorText(answer);
     } else {
       ruleset.problem = "";
       const same = ruleset.deck && ruleset.deck.join() === data.deck.join();
@@ -823,10 +826,10 @@ async function adjudicate() {
   ui.status.textContent = "Asking for the verdict\u2026";
   ui.adjudicate.disabled = true;
   try {
-    const response = await fetch("/adjudicate", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(record), credentials: "same-origin" });
-    const data = await response.json().catch(() => null);
-    if (!response.ok) {
-      ui.status.textContent = (data && data.error && data.error.message) || "the service answered HTTP " + response.status;
+    const answer = await call("POST", "/adjudicate", { body: record });
+    const data = answer.data;
+    if (!answer.ok) {
+      ui.status.textContent = "No verdict: " + errorText(answer);
       return;
     }
     const v = data.cases[0];
@@ -906,10 +909,10 @@ async function loadFromGame() {
   const game = params.get("game");
   if (!game) return;
   const seq = params.get("seq") || "1";
-  const response = await fetch("/games/" + encodeURIComponent(game) + "/record?seq=" + encodeURIComponent(seq), { credentials: "same-origin" });
-  const data = await response.json().catch(() => null);
-  if (!response.ok) {
-    ui.status.textContent = "Could not open that position: " + ((data && data.error && data.error.message) || "HTTP " + response.status);
+  const answer = await call("GET", "/games/" + encodeURIComponent(game) + "/record?seq=" + encodeURIComponent(seq));
+  const data = answer.data;
+  if (!answer.ok) {
+    ui.status.textContent = "Could not open that position: " + errorText(answer);
     return;
   }
   state = fromRecord(data);
@@ -952,13 +955,22 @@ async function start() {
   ui.loadFile.addEventListener("change", loadFile);
   ui.reset.addEventListener("click", () => { state = fresh(); verdict = null; ui.verdict.replaceChildren(); ui.saveVerdict.disabled = true; redraw(); fetchDeck(); });
   redraw();
-  const [r, v] = await Promise.all([fetch("/rules").then((x) => x.json()).catch(() => null), fetch("/variants").then((x) => x.json()).catch(() => null)]);
-  if (r && Array.isArray(r.rules)) rules = r;
-  installed = v && Array.isArray(v.variants) ? v.variants : [];
-  drawVariants();
-  await fetchDeck();
+  watchService({ poll: true, back: () => { if (!installed.length) readRules(); } });
+  await readRules();
   await loadFromGame();
   document.body.dataset.ready = "true";
+}
+
+// The rule statements and the installed house rules; when the server cannot be reached the
+// page says so (and reads them again when the server is back).
+async function readRules() {
+  const [r, v] = await Promise.all([call("GET", "/rules"), call("GET", "/variants")]);
+  if (r.ok && r.data && Array.isArray(r.data.rules)) rules = r.data;
+  installed = v.ok && v.data && Array.isArray(v.data.variants) ? v.data.variants : [];
+  if (!r.ok || !v.ok) ui.status.textContent = "The house rules could not be read: " + errorText(r.ok ? v : r);
+  drawVariants();
+  ruleset.key = null;
+  await fetchDeck();
 }
 
 start();
