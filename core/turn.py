@@ -356,7 +356,7 @@ def _salted_deal(state: State, cmd: DealHand, deck: tuple[str, ...], dealer: str
         commitment_scheme=scheme,
         salt=salt,
     )
-    if cmd.server_seed is not None:
+    if cmd.client_seeds is not None:  # a fair deal (from its seeds, or its record re-derived by the audit)
         dealt = msgspec.structs.replace(
             dealt,
             deal_scheme=FAIR_SCHEME,
