@@ -10,6 +10,10 @@
   the operator nor any player chose a deck.  Before the game ends (the server seed not yet
   revealed) such a game is secret and committed; fair can be checked once it ends.
 
+A game that ended without revealing its committed server seed (a ``tonk play`` session
+resumed in another process, which never held the seed) is said to be not shown fair;
+that is no finding of the record, whose every event may still be right.
+
 :func:`check_deals` names every hand whose deck does not follow (one finding per hand), and
 anything else wrong with the fair deal's record (the seed's hash, a nonce, the seats).
 """
@@ -57,10 +61,8 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
     fair = [(seq, e) for seq, e in deals if isinstance(e.deal_scheme, str) or isinstance(e.client_seeds, dict)]
     server_seed = ended[1].server_seed if ended is not None else ""
     revealed = bool(server_seed)
-    if ended is not None and committed_hash is not None:
-        if not server_seed:
-            findings.append(Finding(gid, ended[0], 0, SCHEME, "the game committed to a server seed (game_started.server_seed_hash) but game_ended reveals none"))
-        elif not is_server_seed(server_seed) or hashlib.sha256(bytes.fromhex(server_seed)).hexdigest() != committed_hash:
+    if ended is not None and committed_hash is not None and server_seed:
+        if not is_server_seed(server_seed) or hashlib.sha256(bytes.fromhex(server_seed)).hexdigest() != committed_hash:
             findings.append(Finding(gid, ended[0], 0, SCHEME, "the revealed server seed does not hash to the server_seed_hash game_started committed to", committed_hash, server_seed))
     seed_ok = revealed and not findings
     recomputed = 0
@@ -85,8 +87,10 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
         guarantees = SECRET
         if findings:
             statement = f"{SECRET}; NOT fair: {len(findings)} finding(s) of the fair deal"
-        elif all_fair and not revealed:
+        elif all_fair and not revealed and ended is None:
             statement = f"{SECRET}; fair checkable once the server seed is revealed"
+        elif fair and not revealed:
+            statement = f"{SECRET}; NOT shown fair: the server seed was never revealed"
         else:
             statement = f"{SECRET}; the server chose the decks (no seats' seeds)"
     else:

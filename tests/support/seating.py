@@ -38,3 +38,11 @@ def httpx_post(http: Any) -> Post:
         return dict(r.json())
 
     return post
+
+
+def sit_at(tables: Any, created: Any) -> Any:
+    """Every person's seat of a table made by ``Tables.create`` (the application, no HTTP)
+    sits down with a fresh seed: hand 1 is dealt.  Returns ``created``."""
+    for seat in created.tokens:
+        tables.sit(created.table, seat, client_seed())
+    return created
