@@ -32,6 +32,16 @@ def api(base: str, method: str, path: str, token: str | None = None, body: dict 
         raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
 
 
+def create_table(base: str, body: dict, sit: bool = True) -> dict:
+    """``POST /tables`` as any client makes it; with ``sit`` (the default) every person's seat
+    then sits down with a fresh seed (``tests/support/seating.py``), so hand 1 is dealt before
+    a page opens (a page sitting down later keeps the seed sent here: the seat has sat)."""
+    from seating import sit_everyone
+
+    created = api(base, "POST", "/tables", body=body)
+    return sit_everyone(lambda path, token, data: api(base, "POST", path, token, data), created) if sit else created
+
+
 RANKS = {"A": "ace", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight", "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king"}
 SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 

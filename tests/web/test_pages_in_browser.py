@@ -19,7 +19,7 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, card_name, knock_and_confirm, open_house_rules, open_lobby
+from table_helpers import KEYS, api, card_name, create_table, knock_and_confirm, open_house_rules, open_lobby
 
 pytestmark = pytest.mark.browser
 
@@ -470,7 +470,7 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     # three seats allow), until ann, to act, holds (with the discard top she will pick up)
     # three cards of a spread and a fourth that fits it: about one table in three does
     for _ in range(80):
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "options": {"cards_per_player": 16}, "hand_limit": 1})
+        created = create_table(base, {"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "options": {"cards_per_player": 16}, "hand_limit": 1})
         table, token = created["table"], created["tokens"]["ann"]
         view = api(base, "GET", f"/tables/{table}/view", token)["view"]
         if view["in_hand"] and view["to_act"] == "ann" and view["drew"] is None and view["discard_top"]:

@@ -17,7 +17,7 @@ except ImportError:  # the browser fixtures skip (and under CI=true the skip fai
     expect = None
 
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, card_name, knock_and_confirm
+from table_helpers import KEYS, api, card_name, create_table, knock_and_confirm
 
 from tonk.core.views import event_type, event_view
 from tonk.storage import EventStore
@@ -133,7 +133,7 @@ def shown_cards(data: dict, seat: str) -> list[str]:
 def test_a_whole_game_two_people_and_a_bot_each_log_matches_the_store(chromium, service, screenshots):
     base, db = service
     for _ in range(10):  # the deal is secret and random: a tonk on the first deal may end the game
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"cy": "greedy"}, "hand_limit": 3})
+        created = create_table(base, {"seats": ["ann", "bob", "cy"], "bots": {"cy": "greedy"}, "hand_limit": 3})
         table, tokens = created["table"], created["tokens"]
         if api(base, "GET", f"/tables/{table}/view", tokens["ann"])["status"] == "playing":
             break
@@ -267,7 +267,7 @@ def new_table(base: str, hands: int) -> tuple[str, str]:
     """A table of ann (a person) and two greedy bots at which ann is to act (the bots play
     until a person's turn; a tonk on the deal may end the game first: then another table)."""
     for _ in range(10):
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob", "cy"], "bots": {"bob": "greedy", "cy": "greedy"}, "hand_limit": hands})
+        created = create_table(base, {"seats": ["ann", "bob", "cy"], "bots": {"bob": "greedy", "cy": "greedy"}, "hand_limit": hands})
         table, token = created["table"], created["tokens"]["ann"]
         if api(base, "GET", f"/tables/{table}/view", token)["status"] == "playing":
             return table, token
@@ -373,7 +373,7 @@ def test_on_a_timed_table_the_hands_end_moves_on_by_itself(chromium, service):
     deal, without a click."""
     base, db = service
     for _ in range(10):
-        created = api(base, "POST", "/tables", body={"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "hand_limit": 2, "turn_timer": 60})
+        created = create_table(base, {"seats": ["ann", "bob"], "bots": {"bob": "greedy"}, "hand_limit": 2, "turn_timer": 60})
         table, token = created["table"], created["tokens"]["ann"]
         seen = api(base, "GET", f"/tables/{table}/view", token)
         if seen["status"] == "playing" and seen["view"]["hand_no"] == 1:

@@ -4,6 +4,7 @@
 // the tables it hosts, replay), and joining a seat with its token. Text is always set as text.
 import { call, errorText, hostTokenFor, keepHostToken, keepToken, keptToken, seatLink } from "./api.js";
 import { el } from "./dom.js";
+import { seatingText } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,7 +47,7 @@ async function loadTables() {
   $("tables").replaceChildren(box);
 }
 
-const STATUS = { playing: "in play", closing: "closing: ends when the hand in play ends", ended: "ended" };
+const STATUS = { waiting: "waiting for people to sit down", playing: "in play", closing: "closing: ends when the hand in play ends", ended: "ended" };
 
 function tableItem(t) {
   const bots = Object.entries(t.bots).map(([seat, kind]) => seat + " (" + kind + " bot)");
@@ -56,6 +57,7 @@ function tableItem(t) {
   item.append(el("strong", t.players.join(", ")));
   item.append(" \u2014 " + (STATUS[t.status] || t.status) + ", hand " + t.hand_no + "; people: " + (people.join(", ") || "none") + (bots.length ? "; bots: " + bots.join(", ") : "") + " ");
   item.append(el("code", t.table.slice(0, 8)));
+  if (t.status === "waiting") item.append(" ", el("span", seatingText(t.status, t.players, t.bots, t.sat), "seating"));
   const actions = el("span", null, "table-actions");
   const mine = keptToken(t.table);
   const hosted = hostTokenFor(t.table);

@@ -18,6 +18,7 @@ import { call, errorText, keepToken, tokenFor } from "./api.js";
 import { cardElement, cardList, cardName, cardFace, sentenceElement } from "./cards.js";
 import { describeEvent, endName, endSentence, paymentSentence } from "./describe.js";
 import { el, signed } from "./dom.js";
+import { showSeating, sitDown as sitWithSeed } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
 const table = decodeURIComponent(location.pathname.split("/").pop());
@@ -265,6 +266,7 @@ function render(state) {
   document.body.dataset.version = String(state.version);
   document.body.dataset.ready = "true";
   if (state.status === "ended") gameOver();
+  showSeating(state, refresh); // the fair deal: who has sat down (sit.js)
 }
 
 // --- keeping the focus where the player works ---------------------------------------------
@@ -584,6 +586,7 @@ async function sitDown() {
     return;
   }
   $("token-form").hidden = true;
+  await sitWithSeed(table, token); // the seat's seed for the fair deal, once (sit.js)
   await refresh();
   listen();
 }
