@@ -75,6 +75,19 @@ def test_an_unseeded_game_is_dealt_fairly_and_verifies_like_a_served_one(tonk, d
     audit = tonk("audit", gid, "--json")
     assert audit.exit_code == 0, audit.stdout
     assert json.loads(audit.stdout)["games"][0]["deal"]["guarantees"] == "secret and committed, and fair"
+    # the README's "A verified deal", step by step: the audit's words, the export, the doc's verifier
+    from pathlib import Path
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    said = "deals: secret and committed, and fair: 2 of 2 decks follow from the seeds"
+    assert said in tonk("audit", gid).stdout and f'"{said}"' in (root / "README.md").read_text()
+    assert tonk("export", gid, "--output", str(tmp_path / "game.jsonl")).exit_code == 0
+    (code,) = re.findall(r"```python\n(.*?)```", (root / "docs" / "fair-deal.md").read_text(), re.S)
+    (tmp_path / "verify_deal.py").write_text(code)
+    checked = subprocess.run([sys.executable, "-I", str(tmp_path / "verify_deal.py"), str(tmp_path / "game.jsonl")], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.splitlines()[1:] == ["hand 1: deck verified", "hand 2: deck verified"], checked.stdout
 
 
 def test_a_seeded_game_stays_reproducible_and_says_it_is_not_secret(tonk, db):
