@@ -113,6 +113,8 @@ def test_the_rematch_has_the_same_seats_and_rules(client: Client, server):
 
     old, fresh = json.loads(old_settings), json.loads(new_settings)
     assert old.pop("rematch") == new and fresh.pop("rematch_of") == done["table"]
+    # the fair deal's secrets kept beside the settings are the game's own: a new server seed, no seat sat yet
+    assert old.pop("server_seed") != fresh.pop("server_seed") and set(old.pop("client_seeds")) == {"ann", "bob"} and "client_seeds" not in fresh
     assert old == fresh
     token = client.view(done["table"], done["tokens"]["bob"]).json()["rematch"]["token"]
     v = client.view(new, token).json()
