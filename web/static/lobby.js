@@ -75,7 +75,7 @@ function tableItem(t) {
       const join = button("Join with a token", () => { $("join-table").value = t.table; $("join-token").focus(); });
       actions.append(join);
     }
-    if (hosted && t.status === "playing") actions.append(button("Close table", () => closeTable(t.table, hosted)));
+    if (hosted && (t.status === "playing" || t.status === "waiting")) actions.append(button("Close table", () => closeTable(t.table, hosted)));
   }
   item.append(actions);
   return item;
