@@ -405,6 +405,8 @@ class Tables:
         if seat == HOST:
             raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
         rematch = self._rematch_link(table, seat, token) if table.game.state.game_over else None
+        if table.waiting:  # a sit appends no event: another node's is seen in the store's settings
+            table.client_seeds.update((self.seats.settings(table_id) or {}).get(CLIENT_SEEDS) or {})
         state = table.game.state
         legal = legal_actions(state, table.game.ruleset) if state.in_hand and state.to_act == seat else []
         return SeatView(
