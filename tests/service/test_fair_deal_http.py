@@ -137,6 +137,9 @@ def test_two_people_and_a_bot_play_a_game_whose_every_deck_recomputes(server, cl
     r = run_verifier(tmp_path, export(server.db, created["table"], tmp_path / "game.jsonl"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck verified", "hand 3: deck verified"]
+    # no secret of the fair deal is ever in the server's log
+    log = server.log()
+    assert "/sit" in log and ended.server_seed not in log and not any(seed in log for seed in created["client_seeds"].values())
     # over HTTP, the ended game's audit says the same
     assert client.http.get(f"/games/{created['table']}/audit").json()["games"][0]["deal"]["guarantees"] == "secret and committed, and fair"
 
