@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from ..core.audit import AuditReport, Finding, audit_events, conservation_check
+from ..core.deal_audit import check_deals
 from ..core.errors import RulesetError
 from ..core.events import Event, GameStarted, HandDealt
 from ..core.ruleset import RulesetLoader
@@ -77,9 +78,10 @@ def audit_verified(game, rulesets: dict | None = None, load_ruleset: RulesetLoad
         "verdict": "clean",
         "events": game.version,
         "hands": 0,
-        "checks": {"chain": "ok", "conservation": "not run", "rules": "not run"},
+        "checks": {"chain": "ok", "conservation": "not run", "rules": "not run", "deal": "not run"},
         "findings": [],
         "error": None,
+        "deal": None,
     }
     findings = result["findings"]
     events = game.events
@@ -111,9 +113,29 @@ def audit_verified(game, rulesets: dict | None = None, load_ruleset: RulesetLoad
             for f in report.findings:
                 findings.append(_finding(gid, "rules", f.seq, f.hand_no, f.rule, f.message, _plain(f.expected, msgspec), _plain(f.recorded, msgspec)))
             result["checks"]["rules"] = "failed" if report.findings else "ok"
+        result["deal"] = deal_document(gid, events, findings, result["checks"])
     if findings and result["verdict"] != "error":
         result["verdict"] = "findings"
     return result
+
+
+def deal_document(gid: str, events: list, findings: list[dict[str, Any]], checks: dict[str, str]) -> dict[str, Any]:
+    """Which guarantees the game's deals have (``core.deal_audit``); a fair deal's deck that
+    does not follow from its seeds is a finding (check ``deal``), one per hand."""
+    deals = check_deals(events)
+    for f in deals.findings:
+        findings.append(_finding(gid, "deal", f.seq, f.hand_no, f.rule, f.message, f.expected, f.recorded))
+    if deals.findings:
+        checks["deal"] = "failed"
+    elif deals.decks_recomputed:
+        checks["deal"] = "ok"
+    return {
+        "guarantees": deals.guarantees,
+        "statement": deals.statement,
+        "schemes": deals.schemes,
+        "fair_hands": deals.fair_hands,
+        "decks_recomputed": deals.decks_recomputed,
+    }
 
 
 _SUMMARY_KEY = {"clean": "clean", "findings": "with_findings", "error": "errors"}

@@ -20,9 +20,9 @@ import msgspec
 from .. import web
 
 #: the viewer's modules in dependency order (each imports only modules before it)
-MODULES = ("dom.js", "cards.js", "describe.js", "replay.js")
+MODULES = ("dom.js", "cards.js", "describe.js", "fair_deal.js", "replay.js")
 
-_IMPORT = re.compile(r'^import \{[^}]*\} from "\./[a-z-]+\.js";\n', re.MULTILINE)
+_IMPORT = re.compile(r'^import \{[^}]*\} from "\./[a-z_-]+\.js";\n', re.MULTILINE)
 _EXPORT = re.compile(r"^export (?=(const|function|async function|class|let) )", re.MULTILINE)
 
 

@@ -21,7 +21,8 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ``options`` are the ruleset's options (``base_stake`` is the stake);
     ``hand_limit`` ends the game after that many hands (none: until closed);
     ``turn_timer`` is seconds a human seat has for a turn before the greedy bot plays it
-    (none: no timer)."""
+    (none: no timer); ``sit_deadline`` (a timed table only) is seconds the people have to sit
+    down (``POST /tables/{id}/sit``) before hand 1 is dealt without the seeds not sent."""
 
     seats: list[str]
     bots: dict[str, str] = {}
@@ -30,6 +31,7 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     dealer: str | None = None
     hand_limit: int | None = None
     turn_timer: float | None = None
+    sit_deadline: float | None = None
 
 
 class HandCommitment(msgspec.Struct, frozen=True):
@@ -51,6 +53,8 @@ class CreatedTable(msgspec.Struct, frozen=True):
     tokens: dict[str, str]
     host_token: str
     commitment: HandCommitment | None = None
+    server_seed_hash: str | None = None  # the fair deal's commitment to its server seed
+    status: str = "waiting"
 
 
 class RematchedTable(msgspec.Struct, frozen=True):
@@ -63,6 +67,8 @@ class RematchedTable(msgspec.Struct, frozen=True):
     host_token: str
     rematch_of: str
     commitment: HandCommitment | None = None
+    server_seed_hash: str | None = None
+    status: str = "waiting"
 
 
 class RematchLink(msgspec.Struct, frozen=True):
@@ -81,7 +87,7 @@ class SeatView(msgspec.Struct, frozen=True):
     table: str
     seat: str
     version: int
-    status: str  # playing, closing, ended
+    status: str  # waiting, playing, closing, ended
     hand_limit: int | None
     turn_timer: float | None
     bots: dict[str, str]
@@ -91,6 +97,24 @@ class SeatView(msgspec.Struct, frozen=True):
     commitment: HandCommitment | None = None
     rematch: RematchLink | None = None
     hand_total: int | None = None  # the seat's hand counted by the ruleset (None when it holds no hand)
+    server_seed_hash: str | None = None  # the fair deal's commitment (None: a table from before fair deals)
+    sat: list[str] = []  # the people's seats that have sat down
+    client_seed: str | None = None  # this seat's own seed, once it has sat
+    sit_deadline: float | None = None
+
+
+class SatDown(msgspec.Struct, frozen=True):
+    """The answer to a seat sitting down: its seed (fixed from now on), who has sat, the
+    table's status (``playing`` once every person's seat has sat and hand 1 was dealt)."""
+
+    table: str
+    seat: str
+    client_seed: str
+    status: str
+    version: int
+    sat: list[str]
+    server_seed_hash: str
+    commitment: HandCommitment | None = None
 
 
 class CommandResult(msgspec.Struct, frozen=True):
@@ -133,6 +157,13 @@ class StaleVersion(TableError):
 class CommandIdReused(TableError):
     """A command id already applied to another command (another seat's, or another action):
     a retry must repeat the command it retries."""
+
+    kind = "conflict"
+
+
+class SeedFixed(TableError):
+    """A sit the table refuses as it stands: the seat sat with another seed (a seat's seed
+    is fixed once it has sat), or hand 1 was dealt without it."""
 
     kind = "conflict"
 

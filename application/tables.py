@@ -5,8 +5,16 @@ every other game; the seats that bots play (``greedy``/``random``) are then
 played here, by the server, until a human seat is to act; and all of it is
 appended to the store in one transaction with the version the seat saw and
 the seat's command id (so a retry is never applied twice).  Hand follows hand until the hand limit or the
-host closes the table.  Every deal is shuffled from the OS CSPRNG and
-committed with a secret salt (``core.commitment``).
+host closes the table.  Every deal is committed with a secret salt
+(``core.commitment``) and is the fair deal ``tonk-deal-v1`` (``core.fair_deal``): a
+server seed drawn when the table is created (its hash answered then and recorded in
+``game_started``), every person's seed sent when their seat sits down
+(:meth:`Tables.sit`; the table is ``waiting`` and deals nothing until every person's seat
+has sat, or its sitting deadline has passed), and the hand number.  The server seed and
+the seeds of the seats that have sat are kept beside the table's settings in the store
+(``storage.seats``), never in the event log or a view, until ``game_ended`` reveals the
+server seed.  A table created before fair deals (no server seed kept) deals as it did:
+shuffled from the OS CSPRNG.
 
 The in-memory :class:`Table` is only a cache of the fold: :meth:`Tables.table`
 rebuilds a table from the store whenever it is not cached, so a restarted
@@ -48,13 +56,14 @@ from ..core.bots import make_bot
 from ..core.audit import command_of_event
 from ..core.commands import DealHand, LaySpread
 from ..core.commitment import new_salt, secure_shuffle
+from ..core.fair_deal import client_seed_problem, new_server_seed, seed_hash
 from ..core.errors import IllegalAction, SetupError
-from ..core.events import TIMED_EVENTS, Event, GameEnded, HandEnded, game_started
+from ..core.events import TIMED_EVENTS, Event, GameEnded, HandDealt, HandEnded, game_started
 from ..core.game import Game, parse_command
 from ..core.legal import legal_actions
 from ..core.names import check_name
 from ..core.turn import decide
-from ..core.views import AUDITOR, event_view, player_view
+from ..core.views import AUDITOR, event_view, only_own_seed, player_view
 from ..storage.seats import SeatStore
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
@@ -71,7 +80,9 @@ from .table_types import (
     RematchedTable,
     RematchExists,
     RematchLink,
+    SatDown,
     SeatView,
+    SeedFixed,
     StaleVersion,
     StillInPlay,
     TableError,
@@ -97,9 +108,20 @@ class StreamItem(msgspec.Struct, frozen=True):
 class Table:
     """The cached fold of one served game, with its settings and bots."""
 
-    def __init__(self, game: Game, settings: TableSettings, hashes: list[str], command_seqs: dict[str, tuple[int, int]], closing: bool):
+    def __init__(
+        self,
+        game: Game,
+        settings: TableSettings,
+        hashes: list[str],
+        command_seqs: dict[str, tuple[int, int]],
+        closing: bool,
+        server_seed: str | None = None,
+        client_seeds: dict[str, str] | None = None,
+    ):
         self.game = game
         self.settings = settings
+        self.server_seed = server_seed  # the fair deal's (None: a table from before fair deals)
+        self.client_seeds = dict(client_seeds or {})  # the seeds of the people's seats that have sat
         self.hashes = hashes  # hashes[seq - 1]
         self.command_seqs = command_seqs  # command id -> (first seq, last seq)
         self.closing = closing
@@ -121,10 +143,29 @@ class Table:
     def status(self) -> str:
         if self.game.state.game_over:
             return "ended"
-        return "closing" if self.closing else "playing"
+        if self.closing:
+            return "closing"
+        return "waiting" if self.waiting else "playing"
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the table waits for people to sit down (no hand dealt yet; a fair deal)."""
+        state = self.game.state
+        return self.server_seed is not None and state.hand_no == 0 and not state.in_hand and not state.game_over
 
     def humans(self) -> list[str]:
         return [p for p in self.game.players if p not in self.bots]
+
+    def sat(self) -> list[str]:
+        """The people's seats that have sat down, in seating order."""
+        return [p for p in self.humans() if p in self.client_seeds]
+
+    def dealt_seeds(self) -> dict[str, str] | None:
+        """The client seeds the game's first fair deal recorded (every later hand uses them)."""
+        for e in self.game.events:
+            if type(e) is HandDealt and isinstance(e.client_seeds, dict):
+                return dict(e.client_seeds)
+        return None
 
 
 #: how many folded tables a server keeps in memory (tables with a running turn timer are kept beyond it)
@@ -150,7 +191,9 @@ class Tables:
         """Start a table: record the game, deal the first hand, let the bots play up to the
         first human turn.  The seat tokens are returned here and nowhere else."""
         table, tokens, host_token = self._start(settings, people_tokens=True, links={})
-        return CreatedTable(table=table.id, version=table.version, tokens=tokens, host_token=host_token, commitment=_commitment(table))
+        return CreatedTable(
+            table=table.id, version=table.version, tokens=tokens, host_token=host_token, commitment=_commitment(table), server_seed_hash=_seed_hash(table), status=table.status
+        )
 
     def rematch(self, table_id: str, seat: str, admit: Callable[[], None] = lambda: None) -> RematchedTable:
         """The host starts a new game with the ended table's seats and settings (rules, bots,
@@ -170,18 +213,21 @@ class Tables:
         admit()
         new, _, host_token = self._start(table.settings, people_tokens=False, links={"rematch_of": table_id})
         self.seats.link_rematch(table_id, new.id)
-        return RematchedTable(table=new.id, version=new.version, host_token=host_token, rematch_of=table_id, commitment=_commitment(new))
+        return RematchedTable(
+            table=new.id, version=new.version, host_token=host_token, rematch_of=table_id, commitment=_commitment(new), server_seed_hash=_seed_hash(new), status=new.status
+        )
 
     def _start(self, settings: TableSettings, *, people_tokens: bool, links: dict[str, str]) -> tuple[Table, dict[str, str], str]:
         _check_settings(settings)
         ruleset = self._load_ruleset(list(settings.variants), dict(settings.options))
         ruleset.check_seats(len(settings.seats))  # the seat range is the ruleset's (core.ruleset)
         seed = secrets.randbits(63)  # only the cut for the first dealer uses it
-        game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()))
+        server_seed = new_server_seed()  # the fair deal's: secret until game_ended reveals it
+        game = Game.new(settings.seats, ruleset=ruleset, dealer=settings.dealer, seed=seed, game_id=str(uuid.uuid4()), server_seed_hash=seed_hash(server_seed))
         tokens = {seat: secrets.token_urlsafe(32) for seat in settings.seats if seat not in settings.bots} if people_tokens else {}
         host_token = secrets.token_urlsafe(32)
-        self.seats.register(game.game_id, {**msgspec.to_builtins(settings), **links}, {**tokens, HOST: host_token})
-        table = Table(Game(ruleset), settings, [], {}, False)
+        self.seats.register(game.game_id, {**msgspec.to_builtins(settings), **links, SERVER_SEED: server_seed}, {**tokens, HOST: host_token})
+        table = Table(Game(ruleset), settings, [], {}, False, server_seed=server_seed)
         table.listeners = self._listeners.setdefault(game.game_id, set())
         with self._batch(table, ""):
             self._stage(table, list(game.events))
@@ -252,7 +298,7 @@ class Tables:
         raw = self.seats.settings(table_id) if isinstance(table_id, str) else None
         if raw is None:
             raise UnknownTable(f"no table {table_id!r}")
-        settings = msgspec.convert({k: v for k, v in raw.items() if k not in _LINKS}, TableSettings)
+        settings = msgspec.convert({k: v for k, v in raw.items() if k not in _NOT_SETTINGS}, TableSettings)
         hashes: list[str] = []
         command_seqs: dict[str, tuple[int, int]] = {}
         events: list[Event] = []
@@ -265,7 +311,7 @@ class Tables:
                 first, _ = command_seqs.get(r.command_id, (r.seq, r.seq))
                 command_seqs[r.command_id] = (first, r.seq)
         ruleset = self._load_ruleset(game_started(events).ruleset)
-        table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id))
+        table = Table(Game(ruleset, events), settings, hashes, command_seqs, self.seats.closed(table_id), raw.get(SERVER_SEED), raw.get(CLIENT_SEEDS))
         table.listeners = self._listeners.setdefault(table_id, set())
         with self._batch(table, ""):
             self._advance(table)  # a store written by an older server, or a crash between batches
@@ -304,17 +350,21 @@ class Tables:
             row = rows.get(table_id)
             if row is None:
                 continue  # registered, its first append not made (a failed create)
-            status = "ended" if row["status"] == "ended" else "closing" if closed else "playing"
+            fair = SERVER_SEED in settings
+            status = "ended" if row["status"] == "ended" else "closing" if closed else "waiting" if fair and not row["hands"] else "playing"
+            bots = dict(settings.get("bots") or {})
             out.append(
                 {
                     "table": table_id,
                     "players": row["players"],
-                    "bots": dict(settings.get("bots") or {}),
+                    "bots": bots,
                     "status": status,
                     "version": row["events"],
                     "hand_no": row["hands"],
                     "rematch": settings.get("rematch"),
                     "rematch_of": settings.get("rematch_of"),
+                    # who has sat down (names only: a seat's seed is its own until the game ends)
+                    "sat": [p for p in row["players"] if p not in bots and p in (settings.get(CLIENT_SEEDS) or {})],
                 }
             )
         return out
@@ -355,6 +405,8 @@ class Tables:
         if seat == HOST:
             raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
         rematch = self._rematch_link(table, seat, token) if table.game.state.game_over else None
+        if table.waiting:  # a sit appends no event: another node's is seen in the store's settings
+            table.client_seeds.update((self.seats.settings(table_id) or {}).get(CLIENT_SEEDS) or {})
         state = table.game.state
         legal = legal_actions(state, table.game.ruleset) if state.in_hand and state.to_act == seat else []
         return SeatView(
@@ -367,10 +419,50 @@ class Tables:
             bots=dict(table.settings.bots),
             view=player_view(state, seat),
             legal=[msgspec.to_builtins(c) for c in legal],
-            last_hand=_last_hand(table),
+            last_hand=_last_hand(table, seat),
             commitment=_commitment(table),
             rematch=rematch,
             hand_total=table.game.ruleset.hand_total(state.hands[seat]) if seat in state.hands else None,
+            server_seed_hash=_seed_hash(table),
+            sat=table.sat(),
+            client_seed=table.client_seeds.get(seat),
+            sit_deadline=table.settings.sit_deadline,
+        )
+
+    # --- sitting down (the fair deal) --------------------------------------------------
+    def sit(self, table_id: str, seat: str, client_seed: Any) -> SatDown:
+        """The seat sits down with its client seed (``core.fair_deal``).  A seat's seed is
+        fixed once it has sat: the same seed again is answered as the first time, another is
+        :class:`SeedFixed`.  When every person's seat has sat, hand 1 is dealt (and the bots
+        play up to the first person's turn) in the same request."""
+        table = self.fresh(table_id)
+        if seat == HOST:
+            raise Forbidden("the host token cannot sit down: each seat sits with its own token")
+        if table.server_seed is None:
+            raise SeedFixed("this table was created before fair deals: its hands are dealt without the seats' seeds", current_version=table.version)
+        problem = client_seed_problem(client_seed)
+        if problem:
+            raise TableError(problem)
+        stored = dict((self.seats.settings(table_id) or {}).get(CLIENT_SEEDS) or {})  # another node's sits included
+        had = stored.get(seat) or table.client_seeds.get(seat)
+        if had is not None and had != client_seed:
+            raise SeedFixed("this seat has sat down already with another seed: a seat's seed is fixed once it has sat", current_version=table.version)
+        if had is None:
+            if table.game.state.game_over:
+                raise TableOver("the game at this table has ended")
+            if not table.waiting:
+                raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed or the table closed)", current_version=table.version)
+            stored[seat] = client_seed
+            self.seats.set_private(table_id, CLIENT_SEEDS, stored)
+        table.client_seeds.update(stored)
+        if table.waiting:
+            try:
+                with self._batch(table, ""):
+                    self._advance(table)
+            except StaleVersion:  # another node dealt first: the store says what happened
+                table = self.fresh(table_id)
+        return SatDown(
+            table=table.id, seat=seat, client_seed=client_seed, status=table.status, version=table.version, sat=table.sat(), server_seed_hash=_seed_hash(table) or "", commitment=_commitment(table)
         )
 
     def _rematch_link(self, table: Table, seat: str, token: str | None) -> RematchLink | None:
@@ -396,7 +488,7 @@ class Tables:
         e = events[seq - 1]
         deal = None
         if type(e) is HandEnded:
-            deal = _revealed_deal(events, seq)
+            deal = _revealed_deal(events, seq, viewer)
         return StreamItem(seq=seq, hash=table.hashes[seq - 1], event=event_view(e, viewer), deal=deal)
 
     def spectator_horizon(self, table_id: str) -> int:
@@ -473,11 +565,20 @@ class Tables:
         return {"table": table.id, "status": table.status, "version": table.version}
 
     def expire_turns(self) -> int:
-        """Play, with the greedy bot, every cached human turn whose timer ran out; returns how
-        many turns were played so."""
+        """Play, with the greedy bot, every cached human turn whose timer ran out, and deal hand
+        1 at every waiting table whose sitting deadline passed; returns how many so."""
         now = self.clock()
         played = 0
         for table in list(self._cache.values()):
+            deadline = table.settings.sit_deadline
+            if deadline and table.waiting and now - table.turn_started >= deadline:
+                try:
+                    with self._batch(table, ""):
+                        self._advance(table, deadline_passed=True)
+                except StaleVersion:
+                    continue
+                played += 1
+                continue
             limit = table.settings.turn_timer
             state = table.game.state
             if not limit or not state.in_hand or state.to_act in table.bots:
@@ -544,9 +645,23 @@ class Tables:
             table.command_seqs[command_id] = (before + 1, table.version)
         self._tell(table)
 
-    def _deal(self, table: Table) -> None:
-        deck = tuple(secure_shuffle(table.game.ruleset.deck))
-        self._stage(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset))
+    def _deal(self, table: Table, deadline_passed: bool = False) -> None:
+        """Deal the next hand: the fair deal when the table has a server seed (hand 1 once every
+        person's seat has sat, or at the sitting deadline with the empty seed for the others;
+        later hands with the seeds hand 1 recorded); a table from before, shuffled."""
+        if table.server_seed is None:
+            deck = tuple(secure_shuffle(table.game.ruleset.deck))
+            self._stage(table, decide(table.game.state, DealHand(deck=deck, salt=new_salt()), table.game.ruleset))
+            return
+        seeds = table.dealt_seeds()
+        not_sat: tuple[str, ...] = ()
+        if seeds is None:
+            not_sat = tuple(p for p in table.humans() if p not in table.client_seeds)
+            if not_sat and not deadline_passed:
+                return  # waiting for people to sit down
+            seeds = {p: ("" if p in table.bots else table.client_seeds.get(p, "")) for p in table.game.players}
+        command = DealHand(server_seed=table.server_seed, client_seeds=seeds, salt=new_salt(), not_sat=not_sat)
+        self._stage(table, decide(table.game.state, command, table.game.ruleset))
 
     def _play_turn_for(self, table: Table, seat: str) -> None:
         """The greedy bot plays the rest of ``seat``'s turn (its timer ran out); the first event it plays says so."""
@@ -561,8 +676,9 @@ class Tables:
                 marked = True
             self._stage(table, events)
 
-    def _advance(self, table: Table) -> None:
-        """Play the bots' turns, deal the next hand, or end the game, until a human is to act."""
+    def _advance(self, table: Table, deadline_passed: bool = False) -> None:
+        """Play the bots' turns, deal the next hand, or end the game, until a human is to act
+        (or the table waits for people to sit down)."""
         game = table.game
         state = game.state
         while not state.game_over:
@@ -578,14 +694,23 @@ class Tables:
             limit = table.settings.hand_limit
             if table.closing or (limit is not None and state.hand_no >= limit):
                 reason = "closed by the host" if table.closing else f"hand limit {limit} reached"
-                self._stage(table, [GameEnded(reason=reason, net=dict(state.net))])
+                # the fair deal's server seed is revealed now: every deck can be recomputed
+                self._stage(table, [GameEnded(reason=reason, net=dict(state.net), server_seed=table.server_seed or "")])
                 return
-            self._deal(table)
+            version = table.version
+            self._deal(table, deadline_passed)
+            if table.version == version:
+                return  # waiting for people to sit down
             table.turn_started = self.clock()
 
 
 #: the keys of a table's stored settings that link it to its rematch, not settings of its game
 _LINKS = ("rematch", "rematch_of")
+#: the fair deal's secrets kept beside the settings while the game is live (never in a view):
+#: the server seed, and the seed of each person's seat that has sat down
+SERVER_SEED = "server_seed"
+CLIENT_SEEDS = "client_seeds"
+_NOT_SETTINGS = _LINKS + (SERVER_SEED, CLIENT_SEEDS)
 
 
 def rematch_token(token: str, rematch: str, seat: str) -> str:
@@ -622,6 +747,11 @@ def _check_settings(s: TableSettings) -> None:
         raise SetupError("hand_limit must be 1 to 10000")
     if s.turn_timer is not None and not 1 <= s.turn_timer <= 86_400:
         raise SetupError("turn_timer must be 1 to 86400 seconds")
+    if s.sit_deadline is not None:
+        if s.turn_timer is None:
+            raise SetupError("sit_deadline needs a turn_timer: only a timed table deals without a person's seed")
+        if not 1 <= s.sit_deadline <= 86_400:
+            raise SetupError("sit_deadline must be 1 to 86400 seconds")
 
 
 def _spectator_horizon(events: list[Event]) -> int:
@@ -632,20 +762,28 @@ def _spectator_horizon(events: list[Event]) -> int:
     return 1 if events else 0  # the seating only
 
 
-def _revealed_deal(events: list[Event], end_seq: int) -> dict[str, Any] | None:
-    """The deal of the hand that ends at ``end_seq``, whole (deck order and salt)."""
-    from ..core.events import HandDealt
-
+def _revealed_deal(events: list[Event], end_seq: int, viewer: str) -> dict[str, Any] | None:
+    """The deal of the hand that ends at ``end_seq``, whole (deck order and salt); a fair
+    deal's client seeds other than the viewer's own only once the game has ended."""
     for i in range(end_seq - 2, -1, -1):
         if type(events[i]) is HandDealt:
-            return event_view(events[i], AUDITOR)
+            deal = event_view(events[i], AUDITOR)
+            if "client_seeds" in deal and not (events and type(events[-1]) is GameEnded):
+                deal["client_seeds"] = only_own_seed(deal["client_seeds"], viewer)
+            return deal
     return None
+
+
+def _seed_hash(table: Table) -> str | None:
+    """The fair deal's ``server_seed_hash`` (recorded in ``game_started``), or ``None``."""
+    first = table.game.events[0] if table.game.events else None
+    value = getattr(first, "server_seed_hash", None)
+    return value if isinstance(value, str) else None
 
 
 def _commitment(table: Table) -> HandCommitment | None:
     """The commitment of the hand in play (its ``hand_dealt``), without the salt or the deck."""
     from ..core.commitment import PLAIN
-    from ..core.events import HandDealt
 
     if not table.game.state.in_hand:
         return None
@@ -656,11 +794,11 @@ def _commitment(table: Table) -> HandCommitment | None:
     return None
 
 
-def _last_hand(table: Table) -> dict[str, Any] | None:
+def _last_hand(table: Table, viewer: str) -> dict[str, Any] | None:
     events = table.game.events
     for i in range(len(events) - 1, -1, -1):
         if type(events[i]) is HandEnded:
-            return {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1)}
+            return {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1, viewer)}
     return None
 
 

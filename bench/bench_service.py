@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import json
 import random
+import secrets
 import socket
 import sqlite3
 import subprocess
@@ -136,6 +137,10 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dic
     created = []
     for i in range(tables):
         status, body = await conns[i].request("POST", "/tables", None, {"seats": ["north", "east", "south"], "bots": {"south": "random"}, "hand_limit": hands})
+        for token in body["tokens"].values():  # each person sits down with a seed (the fair deal): hand 1 is dealt
+            sat, answer = await conns[i].request("POST", f"/tables/{body['table']}/sit", token, {"client_seed": secrets.token_hex(32)})
+            if sat != 200:
+                raise RuntimeError(f"sit answered {sat}: {answer}")
         created.append(body)
     # the ceiling first, then the tables: one connection per table, the same tasks for the same time
     bare_lat: list[float] = []

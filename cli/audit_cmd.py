@@ -66,6 +66,8 @@ def print_audit(result: dict[str, Any], out) -> None:
     head = f"[bold]game {safe(gid)}[/bold]  {result['hands']} hand(s), {result['events']} events"
     out.print(head)
     out.print("  " + " \u00b7 ".join(f"{k} {marks[v]}" for k, v in checks.items()))
+    if result.get("deal"):  # which guarantees the deals have (core.deal_audit), said plainly
+        out.print(f"  deals: {safe(result['deal']['statement'])}")
     for f in result["findings"]:
         hand = f"hand {f['hand_no']}, " if f["hand_no"] else ""
         out.print(f"  [red]finding[/red] {hand}event {f['seq']}, rule {escape(f['rule'])} ({f['check']}): {escape(f['message'])}")

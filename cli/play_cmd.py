@@ -172,8 +172,10 @@ class PlaySession:
         seed: int | None = None,
         echo: bool = False,
         resumed: bool = False,
+        fair: tuple[str, dict[str, str]] | None = None,
     ):
         self.echo = echo
+        self.fair = fair  # (server seed, client seeds): the session's fair deal (docs/fair-deal.md)
         self.resumed = resumed
         self.game = game
         self.human = human
@@ -310,7 +312,7 @@ class PlaySession:
         try:
             while True:
                 if not game.in_hand:  # a resumed hand in play is finished first, as one of the hands
-                    events = game.deal()
+                    events = self.deal()
                     self.record(events)
                     self.say()
                     self.show_events(events)
@@ -333,11 +335,23 @@ class PlaySession:
             self.say()
             self.stopped("interrupted")
             return "interrupted"
-        ended = game.end(RESUMED_REASON if self.resumed else "played")
+        ended = game.end(RESUMED_REASON if self.resumed else "played", server_seed=self.fair[0] if self.fair else "")
         self.record([ended])
         self.say(f"\n[bold]game over[/bold] after {game.state.hand_no} hand(s). {self._net_line()}")
         self.say(f"recorded as game {safe(game.game_id)}")
         return "finished"
+
+    def deal(self) -> list:
+        """The next hand: the fair deal ``tonk-deal-v1`` with the session's seeds (the server
+        seed and the person's seed drawn here; the bots' seeds empty), salted like a served
+        table's; without them (a seeded or resumed session) the game's own shuffle."""
+        if self.fair is None:
+            return list(self.game.deal())
+        from ..core.commands import DealHand
+        from ..core.commitment import new_salt
+
+        server_seed, client_seeds = self.fair
+        return list(self.game.play(DealHand(server_seed=server_seed, client_seeds=client_seeds, salt=new_salt())))
 
     def _net_line(self) -> str:
         from .table import net_line
@@ -423,7 +437,12 @@ def play_cmd(
         seats, bots = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
         import uuid
 
-        game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()))
+        fair = None
+        if seed is None:  # a secret session deals fairly: its seeds drawn here, the server seed revealed at the end
+            from ..core.fair_deal import new_client_seed, new_server_seed, seed_hash
+
+            fair = (new_server_seed(), {p: ("" if p in bots else new_client_seed()) for p in seats})
+        game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()), server_seed_hash=seed_hash(fair[0]) if fair else None)
         store = _open_store(settings(ctx).db)
         writer = None
         if receipts is not None:
@@ -445,7 +464,7 @@ def play_cmd(
                 writer.game(game.game_id)
 
     session = PlaySession(
-        game, seat, bots, hands=hands or 1, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin)
+        game, seat, bots, hands=hands or 1, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin), fair=fair
     )
     try:
         with reported():

@@ -87,6 +87,9 @@ def command_of_event(event: Event) -> Command | None:
         return DrawStock(event.player)
     if type(event) is HandDealt and not event.explicit:
         salt = event.salt if isinstance(event.salt, str) else None
+        if isinstance(event.client_seeds, dict):  # a fair deal: its deck is checked against its seeds apart (core.deal_audit)
+            not_sat = tuple(event.not_sat) if isinstance(event.not_sat, tuple) else ()
+            return DealHand(deck=tuple(event.deck), salt=salt, client_seeds=dict(event.client_seeds), not_sat=not_sat)
         return DealHand(deck=tuple(event.deck), salt=salt)
     return None
 

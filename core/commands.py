@@ -62,11 +62,18 @@ class Discard(_Command, frozen=True, tag="discard"):
 
 class DealHand(_Command, frozen=True, tag="deal"):
     """Host command: deal the next hand, from an explicit deck order or a shuffle seed;
-    with ``salt``, the deal's commitment is salted (``tonk.core.commitment``)."""
+    with ``salt``, the deal's commitment is salted (``tonk.core.commitment``).
+
+    With ``server_seed`` and ``client_seeds`` (a served table's fair deal, ``tonk.core.fair_deal``)
+    the deck is the ``tonk-deal-v1`` deck of the next hand (nonce: its number); ``not_sat``
+    names the people's seats dealt in with the empty seed after the sitting deadline."""
 
     deck: tuple[str, ...] | None = None
     seed: int | None = None
     salt: str | None = None
+    server_seed: str | None = None
+    client_seeds: dict[str, str] | None = None
+    not_sat: tuple[str, ...] = ()
 
 
 #: the six actions of a turn (A7), the one list of them: knock, draw from the stock or the

@@ -72,6 +72,9 @@ class GameStarted(_Event, frozen=True, tag="game_started"):
     cut: tuple[tuple[str, ...], ...] = ()
     engine_version: str = ENGINE_VERSION
     format_version: int = FORMAT_VERSION
+    #: the fair deal (``core.fair_deal``): sha256 of the server seed, committed before any seat
+    #: sat; set only on a table dealt with ``tonk-deal-v1`` (unset: left out of the bytes)
+    server_seed_hash: str | msgspec.UnsetType = msgspec.UNSET
 
 
 class HandDealt(_Event, frozen=True, tag="hand_dealt"):
@@ -83,7 +86,13 @@ class HandDealt(_Event, frozen=True, tag="hand_dealt"):
 
     ``commitment_scheme`` and ``salt`` (``tonk.core.commitment``) are set only on
     a salted deal (served tables): unset, they are left out of the canonical
-    bytes, and the scheme is the unsalted ``sha256``."""
+    bytes, and the scheme is the unsalted ``sha256``.
+
+    ``deal_scheme`` (``tonk-deal-v1``, ``core.fair_deal``), ``nonce`` (the hand number) and
+    ``client_seeds`` (seat -> lowercase hex; a bot's ``""``) are set only on a fair deal: the
+    deck follows from them and the server seed ``game_ended`` reveals.  ``not_sat`` (set only
+    then) names the people's seats dealt in with the empty seed because they had not sat
+    down by the table's sitting deadline."""
 
     hand_no: int
     dealer: str
@@ -97,6 +106,10 @@ class HandDealt(_Event, frozen=True, tag="hand_dealt"):
     explicit: bool = False
     commitment_scheme: str | msgspec.UnsetType = msgspec.UNSET
     salt: str | msgspec.UnsetType = msgspec.UNSET
+    deal_scheme: str | msgspec.UnsetType = msgspec.UNSET
+    nonce: int | msgspec.UnsetType = msgspec.UNSET
+    client_seeds: dict[str, str] | msgspec.UnsetType = msgspec.UNSET
+    not_sat: tuple[str, ...] | msgspec.UnsetType = msgspec.UNSET
 
 
 class Knocked(_Event, frozen=True, tag="knocked"):
@@ -188,11 +201,15 @@ class GameEnded(_Event, frozen=True, tag="game_ended", omit_defaults=True):
     without one (the cut and every deck follow from it), revealed only now that the
     game is over; empty for a seeded game.  Fields at their default are left out of
     the canonical bytes (``net`` is never empty), so a game_ended without a seed
-    encodes exactly as in format 1."""
+    encodes exactly as in format 1.
+
+    ``server_seed`` (lowercase hex) is the fair deal's server seed (``core.fair_deal``),
+    revealed now: with it every deck of the game can be recomputed; empty otherwise."""
 
     reason: str
     net: dict[str, int] = {}
     seed: str = ""
+    server_seed: str = ""
 
 
 Event = Union[

@@ -21,6 +21,8 @@ import secrets
 import uuid
 from typing import Any, Iterable, Mapping, Sequence
 
+import msgspec
+
 from .commands import ACTIONS, Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .cards import ORDER_OF, parse_card, parse_cards
 from .commitment import plain_commitment
@@ -57,6 +59,7 @@ class Game:
         dealer: str | None = None,
         seed: int | None = None,
         game_id: str | None = None,
+        server_seed_hash: str | None = None,
     ) -> "Game":
         """Start a game under ``ruleset`` (:func:`tonk.variants.load_ruleset` builds one from
         variant names).  Without ``dealer`` the first dealer is chosen by a cut (A3.1).
@@ -65,7 +68,10 @@ class Game:
         system's CSPRNG (:mod:`secrets`), the cut and every deck follow from it, the id
         is a random UUID, and the seed is recorded only in ``game_ended``.  With
         ``seed`` the game is reproducible (its id derives from the seed) and not secret:
-        whoever knows or can guess the seed knows every deck."""
+        whoever knows or can guess the seed knows every deck.
+
+        ``server_seed_hash`` (a fair deal's commitment, ``core.fair_deal``) is recorded in
+        ``game_started``; the decks then come from ``DealHand(server_seed=...)``."""
         players = tuple(players)
         if len(set(players)) != len(players):
             raise SetupError("each seat needs a different player name")
@@ -84,7 +90,10 @@ class Game:
         if game_id is None:
             game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128)))
         game = cls(ruleset, seed=seed, secret_seed=secret)
-        game._apply(GameStarted(game_id=game_id, players=players, dealer=dealer, ruleset=ruleset.spec, cut=cut))
+        started = GameStarted(game_id=game_id, players=players, dealer=dealer, ruleset=ruleset.spec, cut=cut)
+        if server_seed_hash is not None:
+            started = msgspec.structs.replace(started, server_seed_hash=server_seed_hash)
+        game._apply(started)
         return game
 
     @classmethod
@@ -194,11 +203,12 @@ class Game:
             seed = self._rng.getrandbits(63)
         return self.play(DealHand(seed=seed))
 
-    def end(self, reason: str = "closed") -> GameEnded:
+    def end(self, reason: str = "closed", server_seed: str = "") -> GameEnded:
+        """End the game; ``server_seed`` (a fair deal's) is revealed in ``game_ended``."""
         if self.state.in_hand:
             raise SetupError("a hand is in play; finish it before ending the game")
         # a secret game's seed is revealed now that it is over (never while it is live)
-        ev = GameEnded(reason=reason, net=dict(self.state.net), seed=str(self._seed) if self._secret_seed else "")
+        ev = GameEnded(reason=reason, net=dict(self.state.net), seed=str(self._seed) if self._secret_seed else "", server_seed=server_seed)
         self._apply(ev)
         return ev
 

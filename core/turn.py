@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+import msgspec
+
 from .commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread, PlayerCommand
 from .commitment import commit, draw_blind, is_salt, plain_commitment
 from .dealing import deal, shuffled
+from .fair_deal import SCHEME as FAIR_SCHEME, client_seed_problem, fair_deck
 from .errors import IllegalAction, RulesetError, SetupError
 from .events import (
     CardDiscarded,
@@ -294,7 +297,9 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         raise SetupError("the game is over")
     n = len(state.players)
     ruleset.check_seats(n)
-    if cmd.deck is not None:
+    if cmd.server_seed is not None:
+        deck = _fair_deck(state, cmd, ruleset)
+    elif cmd.deck is not None:
         deck = tuple(cmd.deck)
         # the same test as comparing sorted lists, since the ruleset's deck holds each card once
         if len(deck) != len(ruleset.deck) or set(deck) != ruleset.deck_set:
@@ -306,7 +311,7 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     dealer = state.dealer
     hands, disc, stock = deal(deck, state.players, dealer, ruleset.deal_size(n), ruleset.upcard)
     if cmd.salt is not None:
-        return _salted_deal(state, cmd.salt, deck, dealer, hands, disc, stock, ruleset)
+        return _salted_deal(state, cmd, deck, dealer, hands, disc, stock, ruleset)
     dealt = HandDealt(
         hand_no=state.hand_no + 1,
         dealer=dealer,
@@ -320,8 +325,22 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
     return [dealt] + initial_tonk_events(state, dealt, ruleset)
 
 
-def _salted_deal(state: State, salt: str, deck: tuple[str, ...], dealer: str, hands, disc, stock, ruleset: Ruleset) -> list[Event]:
-    """A deal committed with the salted scheme (served tables)."""
+def _fair_deck(state: State, cmd: DealHand, ruleset: Ruleset) -> tuple[str, ...]:
+    """The ``tonk-deal-v1`` deck of the next hand (served tables: ``core.fair_deal``)."""
+    if cmd.salt is None or cmd.client_seeds is None or cmd.deck is not None or cmd.seed is not None:
+        raise SetupError("a fair deal needs the server seed, every seat's client seed and a salt, and no deck or seed")
+    unknown = set(cmd.client_seeds) - set(state.players)
+    if unknown:
+        raise SetupError(f"client seeds for seats not at the table: {', '.join(sorted(unknown))}")
+    for seat, seed in cmd.client_seeds.items():
+        if seed and client_seed_problem(seed):
+            raise SetupError(f"{seat}: {client_seed_problem(seed)}")
+    return fair_deck(cmd.server_seed, state.hand_no + 1, state.players, cmd.client_seeds, ruleset.deck)  # type: ignore[arg-type]
+
+
+def _salted_deal(state: State, cmd: DealHand, deck: tuple[str, ...], dealer: str, hands, disc, stock, ruleset: Ruleset) -> list[Event]:
+    """A deal committed with the salted scheme (served tables); a fair deal records its seeds."""
+    salt = cmd.salt or ""
     if not is_salt(salt):
         raise SetupError("a deal's salt must be 64 lowercase hex characters")
     scheme, com = commit(deck, salt)
@@ -337,6 +356,14 @@ def _salted_deal(state: State, salt: str, deck: tuple[str, ...], dealer: str, ha
         commitment_scheme=scheme,
         salt=salt,
     )
+    if cmd.client_seeds is not None:  # a fair deal (from its seeds, or its record re-derived by the audit)
+        dealt = msgspec.structs.replace(
+            dealt,
+            deal_scheme=FAIR_SCHEME,
+            nonce=dealt.hand_no,
+            client_seeds={p: (cmd.client_seeds or {}).get(p, "") for p in state.players},
+            not_sat=tuple(cmd.not_sat) if cmd.not_sat else msgspec.UNSET,
+        )
     return [dealt] + initial_tonk_events(state, dealt, ruleset)
 
 

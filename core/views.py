@@ -90,6 +90,8 @@ def event_view(event: Event, viewer: str) -> dict[str, Any]:
         data["hands"] = {p: (list(h) if p == viewer else [HIDDEN] * len(h)) for p, h in event.hands.items()}
         data["deck"] = []
         data.pop("salt", None)  # revealed with the deck when the hand ends (core.commitment)
+        if "client_seeds" in data:  # a fair deal: a seat sees its own seed only (core.fair_deal)
+            data["client_seeds"] = only_own_seed(data["client_seeds"], viewer)
         data["stock"] = [HIDDEN] * len(event.stock)
         if event.discard:
             data["discard"] = [event.discard[0]] + [HIDDEN] * (len(event.discard) - 1)
@@ -101,6 +103,11 @@ def event_view(event: Event, viewer: str) -> dict[str, Any]:
     # every other event is public: seating and rules, the open actions, and at the end of a
     # hand every hand (A12.3)
     return data
+
+
+def only_own_seed(client_seeds: dict[str, str], viewer: str) -> dict[str, str]:
+    """A fair deal's client seeds as ``viewer`` may see them while the game is live: its own."""
+    return {viewer: client_seeds[viewer]} if viewer in client_seeds else {}
 
 
 def visible_cards(data: Any) -> set[str]:

@@ -2,7 +2,10 @@
 
 Routes (``docs/http-api.md``; OpenAPI at ``/schema``):
 
-* ``POST /tables``: create a table; answers each human seat's token, once.
+* ``POST /tables``: create a table; answers each human seat's token, once, and the fair
+  deal's ``server_seed_hash`` (``docs/fair-deal.md``).
+* ``POST /tables/{id}/sit``: the seat sits down with its client seed; when every person's
+  seat has sat, hand 1 is dealt.
 * ``GET /tables/{id}/view``: the seat's view (Bearer token).
 * ``POST /tables/{id}/commands``: a seat's command, with the version it saw and a command id.
 * ``POST /tables/{id}/close``: the host closes the table (host token).
@@ -48,6 +51,7 @@ from ..application.table_types import (
     CreatedTable,
     Forbidden,
     RematchedTable,
+    SatDown,
     SeatView,
     StillInPlay,
     TableError,
@@ -97,6 +101,12 @@ class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     target: str | None = None
     jokers_as: dict[str, str] | None = None
     joker_as: str | None = None
+
+
+class SitRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat sits down: its client seed, 16 to 64 bytes as lowercase hex (``docs/fair-deal.md``)."""
+
+    client_seed: str
 
 
 class ClosedTable(msgspec.Struct, frozen=True):
@@ -161,6 +171,12 @@ async def list_tables(request: Request) -> dict[str, Any]:
 async def seat_view(table_id: str, request: Request) -> SeatView:
     seat = _seat(request, table_id)
     return _tables(request).view(table_id, seat, bearer_token(request.headers))
+
+
+@post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin])
+async def sit(table_id: str, data: SitRequest, request: Request) -> SatDown:
+    seat = _seat(request, table_id)
+    return _tables(request).sit(table_id, seat, data.client_seed)
 
 
 @get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
@@ -327,7 +343,7 @@ def create_app(config: ServiceConfig) -> Litestar:
             store.close()
 
     return Litestar(
-        route_handlers=[create_table, list_tables, seat_view, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
+        route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State(

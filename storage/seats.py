@@ -4,7 +4,9 @@ A seat token is a secret: it is never written down, only its sha256 (hex),
 and a presented token is compared with every stored hash of the table in
 constant time (``hmac.compare_digest``).  A table's settings (which seats
 bots play, the hand limit, the turn timer) are not events of the game; they
-sit here beside the token hashes.  Both tables are created on first use
+sit here beside the token hashes, and so do the fair deal's secrets of a live game (its
+server seed, the seeds of the seats that have sat: ``application.tables``), which no view
+or route shows (``game_ended`` reveals the server seed).  Both tables are created on first use
 (``CREATE TABLE IF NOT EXISTS``), so a store that never served a table has
 neither, and the event log's schema and migrations are untouched.
 
@@ -215,6 +217,14 @@ class SeatStore:
         if settings is None:
             raise StoreError(f"{self._path}: no table {game_id} to link to its rematch")
         self._tables.set_settings(game_id, json.dumps({**settings, "rematch": rematch}, sort_keys=True))
+
+    def set_private(self, game_id: str, key: str, value: Any) -> None:
+        """Set ``key`` in the table's stored settings: the fair deal's secrets of a live game
+        (the seats' client seeds) are kept here beside its server seed, never in the event log."""
+        settings = self.settings(game_id)
+        if settings is None:
+            raise StoreError(f"{self._path}: no table {game_id}")
+        self._tables.set_settings(game_id, json.dumps({**settings, key: value}, sort_keys=True))
 
     def add_token(self, game_id: str, seat: str, token: str) -> None:
         """Record the hash of ``seat``'s token at the table, unless the seat has a token already

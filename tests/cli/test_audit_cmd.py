@@ -51,9 +51,12 @@ def test_a_clean_game_audits_clean(tonk, db, record_game):
     data = json.loads(tonk("audit", game.game_id, "--json").stdout)
     assert set(data) == {"games", "summary"}
     (g,) = data["games"]
-    assert set(g) == {"game_id", "verdict", "events", "hands", "checks", "findings", "error"}
+    assert set(g) == {"game_id", "verdict", "events", "hands", "checks", "findings", "error", "deal"}
     assert g["verdict"] == "clean" and g["findings"] == [] and g["hands"] == 2
-    assert g["checks"] == {"chain": "ok", "conservation": "ok", "rules": "ok"}
+    assert g["checks"] == {"chain": "ok", "conservation": "ok", "rules": "ok", "deal": "not run"}
+    # a seeded game's decks are committed but follow from its seed: said plainly
+    assert g["deal"]["guarantees"] == "committed, not secret" and g["deal"]["schemes"] == ["sha256"]
+    assert "deals: committed, not secret" in result.stdout
     assert data["summary"] == {"games": 1, "clean": 1, "with_findings": 0, "errors": 0}
 
 

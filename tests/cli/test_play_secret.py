@@ -41,15 +41,62 @@ def test_an_unseeded_game_keeps_its_seed_until_it_ends(tonk, db):
     assert seed.isdigit() and len(seed) > 20  # a 128-bit secret, not a small guessable number
     # nothing recorded before the end names it
     assert all(seed not in encode(e).decode() for e in events[:-1])
-    # and it is the seed of the game: it reproduces the cut and the first deck
+    # and it is the seed of the game: it reproduces the cut (the decks are the fair deal's)
     from tonk.core import Game
     from tonk.variants import load_ruleset
 
     again = Game.new(list(started.players), ruleset=load_ruleset(started.ruleset), seed=int(seed), game_id=gid)
     assert again.events[0].cut == started.cut and again.events[0].dealer == started.dealer
-    first_deck = next(e.deck for e in events if isinstance(e, HandDealt))
-    again.deal()
-    assert again.state.dealt.deck == first_deck
+
+
+def test_an_unseeded_game_is_dealt_fairly_and_verifies_like_a_served_one(tonk, db, tmp_path):
+    """``tonk play`` draws the server seed and the person's seed itself (docs/fair-deal.md):
+    the server seed is committed in game_started, revealed only in game_ended, and every
+    deck recomputes from it, the person's seed (the bot's is empty) and the hand number."""
+    import json
+
+    from tonk.core import fair_deal
+    from tonk.variants import load_ruleset
+
+    result = tonk("play", "--seat", "ann", "--bot", "random", "--hands", "2", input="k\n" * 20)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    gid = re.search(r"recorded as game (\S+)", result.stdout).group(1)
+    with EventStore.open(db) as store:
+        events = store.read(gid)
+    started, ended = events[0], events[-1]
+    assert fair_deal.seed_hash(ended.server_seed) == started.server_seed_hash
+    assert all(ended.server_seed not in encode(e).decode() for e in events[:-1])
+    deals = [e for e in events if isinstance(e, HandDealt)]
+    assert [d.nonce for d in deals] == [1, 2] and all(d.deal_scheme == "tonk-deal-v1" for d in deals)
+    assert deals[0].client_seeds["random"] == "" and fair_deal.client_seed_problem(deals[0].client_seeds["ann"]) is None
+    assert ended.server_seed not in result.stdout[: result.stdout.index("game over")]
+    for d in deals:
+        assert d.deck == fair_deal.fair_deck(ended.server_seed, d.hand_no, started.players, d.client_seeds, load_ruleset(started.ruleset).deck)
+    audit = tonk("audit", gid, "--json")
+    assert audit.exit_code == 0, audit.stdout
+    assert json.loads(audit.stdout)["games"][0]["deal"]["guarantees"] == "secret and committed, and fair"
+    # the README's "A verified deal", step by step: the audit's words, the export, the doc's verifier
+    from pathlib import Path
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    said = "deals: secret and committed, and fair: 2 of 2 decks follow from the seeds"
+    assert said in tonk("audit", gid).stdout and f'"{said}"' in (root / "README.md").read_text()
+    assert tonk("export", gid, "--output", str(tmp_path / "game.jsonl")).exit_code == 0
+    (code,) = re.findall(r"```python\n(.*?)```", (root / "docs" / "fair-deal.md").read_text(), re.S)
+    (tmp_path / "verify_deal.py").write_text(code)
+    checked = subprocess.run([sys.executable, "-I", str(tmp_path / "verify_deal.py"), str(tmp_path / "game.jsonl")], capture_output=True, text=True)
+    assert checked.returncode == 0 and checked.stdout.splitlines()[1:] == ["hand 1: deck verified", "hand 2: deck verified"], checked.stdout
+
+
+def test_a_seeded_game_stays_reproducible_and_says_it_is_not_secret(tonk, db):
+    import json
+
+    result = tonk("play", "--seed", "5", "--bot", "random", input="k\n" * 10)
+    gid = re.search(r"recorded as game (\S+)", result.stdout).group(1)
+    audit = json.loads(tonk("audit", gid, "--json").stdout)["games"][0]
+    assert audit["deal"]["guarantees"] == "committed, not secret" and audit["verdict"] == "clean"
 
 
 def test_the_human_does_not_always_play_first_without_a_seed(tonk):

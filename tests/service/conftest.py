@@ -17,6 +17,8 @@ from typing import Any, Iterator
 import httpx
 import pytest
 
+from seating import httpx_post, sit_everyone  # tests/support
+
 pytest.importorskip("litestar")
 pytest.importorskip("uvicorn")
 
@@ -116,10 +118,19 @@ class Client:
     def __init__(self, url: str):
         self.http = httpx.Client(base_url=url, timeout=30)
 
-    def create(self, **settings: Any) -> dict[str, Any]:
+    def create(self, sit: bool = True, **settings: Any) -> dict[str, Any]:
+        """Create a table; with ``sit`` (the default) every person's seat sits down at once
+        (``tests/support/seating.py``), so hand 1 is dealt and the answer says so."""
         r = self.http.post("/tables", json=settings)
         assert r.status_code == 201, r.text
-        return r.json()
+        created = r.json()
+        return self.sit_all(created) if sit else created
+
+    def sit_all(self, created: dict[str, Any], tokens: dict[str, str] | None = None) -> dict[str, Any]:
+        return sit_everyone(httpx_post(self.http), created, tokens)
+
+    def sit(self, table: str, token: str, client_seed: str) -> httpx.Response:
+        return self.http.post(f"/tables/{table}/sit", headers=auth(token), json={"client_seed": client_seed})
 
     def view(self, table: str, token: str) -> httpx.Response:
         return self.http.get(f"/tables/{table}/view", headers=auth(token))

@@ -112,11 +112,12 @@ def attack_one_game(server, client: Client, created: dict[str, Any], rng: random
     """Play the game as ann, then attack each stock draw hidden from her: the descriptions of
     the draws attacked (with their command ids) and of the cards recovered."""
     table = created["table"]
-    received: list[str] = [json.dumps(created)]
+    received: list[str] = [json.dumps({k: v for k, v in created.items() if k != "client_seeds"})]  # the seeds the test sent are its own record
     public: list[str] = []
     stream = SSE(f"{server.url}/tables/{table}/events", {"Authorization": f"Bearer {created['tokens']['ann']}", "Last-Event-ID": "0"})
     spectator = SSE(f"{server.url}/tables/{table}/spectate", {"Last-Event-ID": "0"})
     play_as_ann(server, client, created, rng, received, public)
+    live_answers = list(received)
     stream.wait_for(lambda s: s.ended, timeout=60)
     spectator.wait_for(lambda s: s.ended, timeout=60)
     public.append(client.http.get("/tables").text)
@@ -128,6 +129,18 @@ def attack_one_game(server, client: Client, created: dict[str, Any], rng: random
     items = [m["data"] for m in stream.messages if m["event"] != "snapshot"]
     with EventStore.open(server.db) as store:
         records = {r.seq: r for r in store.records(table)}
+        server_seed = store.read(table)[-1].server_seed
+    # the fair deal's secrets: the server seed and every other seat's client seed appear in
+    # nothing ann or the public was given while the game was live (docs/fair-deal.md); the
+    # answers of the request that ended it (and the stream items of that append) reveal them
+    secrets = [server_seed] + [seed for seat, seed in created["client_seeds"].items() if seat != "ann"]
+    assert len(server_seed) == 64
+    last_end = max(seq for seq, r in records.items() if b'"hand_ended"' in bytes(r.payload))
+    live = [t for t in live_answers if '"game_ended"' not in t and '"status":"ended"' not in t]
+    live += [json.dumps(m["data"]) for m in stream.messages + spectator.messages if m["data"].get("seq", 0) < last_end]
+    live.append(public[-1 - len(spectator.messages)])  # the table list, read after the end: names who sat, no seed
+    leaks = [secret for secret in secrets if any(secret in t for t in live)]
+    assert not leaks, f"a fair deal's secret reached ann or the public before the game ended: {leaks}"
     assert [i["seq"] for i in items] == list(range(1, len(records) + 1)), "ann's stream from Last-Event-ID 0 holds every event once"
     # what the seat knows of each event's neighbours: every hash it was sent
     hash_of = {i["seq"]: i["hash"] for i in items}
@@ -216,7 +229,10 @@ def test_an_illegal_command_says_the_same_whoever_holds_the_card(start_server):
 def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_server):
     """Hiding the draws must not cost the check the docs promise: once a hand has ended, a
     seat rebuilds each hidden draw from the revealed deal (the stock order, and the blind
-    drawn from the salt) and every hash of the hand matches what it was sent."""
+    drawn from the salt) and every hash of the hand matches what it was sent.  The fair
+    deal's ``hand_dealt`` names every seat's client seed, which no seat sees but its own
+    before the game ends (docs/fair-deal.md): its hash is checked when the game has ended,
+    from the deals the seat's stream gives whole then."""
     from tonk.core.commitment import draw_blind
 
     server = start_server("--rate", "0")  # ann asks as fast as she can: no per-token rate
@@ -234,17 +250,22 @@ def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_serve
     deal: dict[str, Any] | None = None
     pending: list[dict[str, Any]] = []
     prev = "0" * 64
+    deferred: dict[int, str] = {}  # seq of each hand_dealt -> the hash before it
     for item in items:
         pending.append(item)
         if item["event"]["type"] != "hand_ended":
             continue
         deal = item["deal"]
+        if item is not items[-2]:  # the last hand ends in the append that ends the game: whole then
+            assert deal["client_seeds"] == {"ann": created["client_seeds"]["ann"]}, "ann sees her own seed only while the game is live"
         stock = list(deal["stock"])  # top first
         drawn = 0  # the stock draws of the hand so far
         for p in pending:
             ev = dict(p["event"])
             if ev["type"] == "hand_dealt":
-                ev = deal
+                deferred[p["seq"]] = prev
+                prev = p["hash"]
+                continue
             elif ev["type"] == "card_drawn" and ev["source"] == "stock":
                 card = stock.pop(0)
                 if ev["card"] == HIDDEN:
@@ -259,3 +280,13 @@ def test_an_ended_hand_is_verifiable_by_a_seat_from_what_it_was_sent(start_serve
     hidden = len(hidden_items(items))
     assert deal is not None and rebuilt == hidden > 0
     assert items[-1]["event"]["type"] == "game_ended" and prev == items[-2]["hash"]
+    # the game has ended: ann's stream read again gives every deal whole, seeds and all
+    again = SSE(f"{server.url}/tables/{table}/events", {"Authorization": f"Bearer {tok}", "Last-Event-ID": "0"})
+    again.wait_for(lambda s: s.ended, timeout=60)
+    deals = {m["data"]["deal"]["hand_no"]: m["data"]["deal"] for m in again.messages if m["event"] != "snapshot" and m["data"].get("deal")}
+    assert deferred and len(deals) == len(deferred)
+    for seq, before in deferred.items():
+        whole = next(d for d in deals.values() if d["hand_no"] == items[seq - 1]["event"]["hand_no"])
+        assert set(whole["client_seeds"]) == {"ann", "bob", "cy"} and whole["client_seeds"]["bob"] == ""
+        payload = encode(msgspec.convert(whole, Event))
+        assert link_hash(before, payload, 2, *meta[seq]) == items[seq - 1]["hash"], f"hand_dealt at seq {seq} does not hash to what ann was sent"

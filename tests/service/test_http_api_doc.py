@@ -249,6 +249,19 @@ def provoke_on(server, c: Client, seen: Seen) -> None:
         seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), **json_body}, content=BIG))
         seen(route, h.post(f"/tables/{tid}/{path}", headers={**auth(ann), "content-type": "text/plain"}, content=b"{}"))
 
+    sit, waiting = "POST /tables/{id}/sit", c.create(sit=False, seats=["ann", "bob"])
+    wid, seed = waiting["table"], "5e" * 32
+    seen(sit, c.sit(wid, waiting["tokens"]["ann"], seed))
+    seen(sit, c.sit(wid, waiting["tokens"]["ann"], "6f" * 32))  # a seat's seed is fixed once it has sat
+    seen(sit, c.sit(wid, waiting["tokens"]["bob"], "not hex"))
+    seen(sit, c.sit(wid, "not-a-token", seed))
+    seen(sit, c.sit(wid, waiting["host_token"], seed))
+    seen(sit, c.sit("no-such-table", waiting["tokens"]["bob"], seed))
+    seen(sit, h.post(f"/tables/{wid}/sit", headers={**auth(ann), **json_body}, content=BIG))
+    seen(sit, h.post(f"/tables/{wid}/sit", headers={**auth(ann), "content-type": "text/plain"}, content=b"{}"))
+    assert h.post(f"/tables/{wid}/close", headers=auth(waiting["host_token"])).status_code == 200  # the game ends unseated
+    seen(sit, c.sit(wid, waiting["tokens"]["bob"], seed))
+
     closing = c.create(seats=["ann", "bob"])
     close = "POST /tables/{id}/close"
     seen(close, h.post(f"/tables/{closing['table']}/close", headers=auth("not-a-token")))
@@ -320,6 +333,7 @@ def provoke_limits(start_server, tmp_path: Path, seen: Seen) -> None:
     seen("POST /tables/{id}/close", c.http.post(f"/tables/{tid}/close", headers=auth(ann)))
     seen("POST /tables/{id}/rematch", c.http.post(f"/tables/{tid}/rematch", headers=auth(ann)))
     seen("POST /tables/{id}/session", c.http.post(f"/tables/{tid}/session", headers=auth(ann)))
+    seen("POST /tables/{id}/sit", c.sit(tid, ann, created["client_seeds"]["ann"]))
     seen("GET /tables/{id}/events", stream_status(f"{server.url}/tables/{tid}/events", auth(ann)))
     provoke_public_limits(start_server, tmp_path, seen)
 

@@ -44,7 +44,9 @@ def test_only_the_host_starts_a_rematch_only_once_the_game_has_ended_and_only_on
     r = rematch(client, table, done["host_token"])
     assert r.status_code == 201, r.text
     answer = r.json()
-    assert set(answer) == {"table", "version", "host_token", "rematch_of", "commitment"}  # no seat's token
+    assert set(answer) == {"table", "version", "host_token", "rematch_of", "commitment", "server_seed_hash", "status"}  # no seat's token
+    # a new game, a new server seed: it waits for every person to sit down again
+    assert answer["status"] == "waiting" and answer["commitment"] is None and len(answer["server_seed_hash"]) == 64
     assert answer["rematch_of"] == table and answer["table"] != table
     assert done["host_token"] not in r.text and not any(t in r.text for t in done["tokens"].values())
     again = rematch(client, table, done["host_token"])
@@ -72,6 +74,10 @@ def test_each_seat_gets_only_its_own_new_token_through_its_own_view(client: Clie
         assert v.status_code == 200 and v.json()["seat"] == seat, v.text
     for token in tokens.values():  # the old tokens open nothing there
         assert client.view(new, token).status_code == 401
+    # the rematch deals once each seat has sat down there with its new token and a new seed
+    assert client.view(new, mine["ann"]).json()["status"] == "waiting"
+    client.sit_all({"table": new}, mine)
+    assert client.view(new, mine["ann"]).json()["status"] in ("playing", "ended")
     assert client.view(new, done["host_token"]).status_code == 401
     # asked again, the same token (recorded once); the host reads no seat's view
     assert client.view(table, tokens["ann"]).json()["rematch"]["token"] == mine["ann"]
@@ -107,6 +113,8 @@ def test_the_rematch_has_the_same_seats_and_rules(client: Client, server):
 
     old, fresh = json.loads(old_settings), json.loads(new_settings)
     assert old.pop("rematch") == new and fresh.pop("rematch_of") == done["table"]
+    # the fair deal's secrets kept beside the settings are the game's own: a new server seed, no seat sat yet
+    assert old.pop("server_seed") != fresh.pop("server_seed") and set(old.pop("client_seeds")) == {"ann", "bob"} and "client_seeds" not in fresh
     assert old == fresh
     token = client.view(done["table"], done["tokens"]["bob"]).json()["rematch"]["token"]
     v = client.view(new, token).json()

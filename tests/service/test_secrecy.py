@@ -72,6 +72,22 @@ def check(text: str, data, events: list, version: int, seat: str, where: str) ->
         assert w not in text, f"{where}: {seat} was shown the salt or the deck order"
 
 
+def check_fair_secrets(text: str, events: list, version: int, seat: str, client_seeds: dict[str, str], where: str) -> int:
+    """The fair deal's secrets (docs/fair-deal.md): the server seed, and every other seat's
+    client seed, are in nothing a seat is given while the game is live: before the append
+    that ends it (its last hand_ended and game_ended; every later answer may show them)."""
+    last_end = max(i + 1 for i, e in enumerate(events) if type(e) is HandEnded)
+    if version >= last_end:
+        return 0
+    server_seed = events[-1].server_seed
+    assert len(server_seed) == 64, "the game's end reveals its server seed"
+    assert server_seed not in text, f"{where}: {seat} was shown the server seed at version {version}"
+    for other, seed in client_seeds.items():
+        if other != seat:
+            assert seed not in text, f"{where}: {seat} was shown {other}'s client seed at version {version}"
+    return 1
+
+
 def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, client: Client):
     rng = random.Random(42)
     seen: list[tuple[str, int | None, str]] = []  # (seat, version known to be current, response text)
@@ -113,8 +129,10 @@ def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, c
                 version = m["data"]["version"] if m["event"] == "snapshot" else m["data"]["seq"]
                 seen.append((gid, seat, version, json.dumps(m["data"])))
             s.close()
-    checked = revealed = 0
+    checked = revealed = fair = 0
+    seeds = {created["table"]: created["client_seeds"] for created, _ in tables}
     for gid, seat, version, text in seen:
+        fair += check_fair_secrets(text, logs[gid], version, seat, seeds[gid], f"table {gid}")
         data = json.loads(text)
         if isinstance(data, dict):
             # an ended hand is open to all (its deal in full with a hand_ended, and the last
@@ -125,7 +143,7 @@ def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, c
         check(text, data, logs[gid], version, seat, f"table {gid}")
         checked += 1
     hands = sum(type(e) is HandEnded for log in logs.values() for e in log)
-    assert hands == 18 and checked > 300 and revealed > 18
+    assert hands == 18 and checked > 300 and revealed > 18 and fair > 300
 
 
 def test_tokens_are_never_logged_nor_stored(server, client: Client):

@@ -20,6 +20,7 @@ from typing import Any, AsyncIterator
 
 import httpx
 
+from seating import client_seed  # tests/support
 from tonk.storage import EventStore
 
 from .conftest import auth, command_body, run_cli
@@ -163,6 +164,9 @@ async def run_tables(base: str, rng: random.Random) -> tuple[list[dict[str, Any]
             r = await http.post("/tables", json=settings)
             assert r.status_code == 201, r.text
             c = r.json()
+            for seat, token in c["tokens"].items():  # every person sits down: hand 1 is dealt (docs/fair-deal.md)
+                sat = await http.post(f"/tables/{c['table']}/sit", json={"client_seed": client_seed()}, headers=auth(token))
+                assert sat.status_code == 200, sat.text
             created.append(c)
             progress = Progress()
             table = c["table"]

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from seating import sit_at  # tests/support
 from tonk.storage import EventStore
 
 from .conftest import Client, auth, command_body, play_until_over
@@ -151,7 +152,7 @@ def test_a_stream_whose_writes_stall_is_dropped_and_unsubscribed(tmp_path):
     async def scenario():
         with EventStore.open(tmp_path / "s.db") as store:
             tables = Tables(store)
-            created = tables.create(TableSettings(seats=["ann", "bob"]))
+            created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"])))
             table = tables.table(created.table)
             sent: list[dict] = []
 
@@ -209,7 +210,7 @@ def _table_with_a_turn(tables, **settings):
     from tonk.application.table_types import TableSettings
 
     for _ in range(20):  # a secure shuffle can end the first hand at the deal (an initial tonk)
-        created = tables.create(TableSettings(**settings))
+        created = sit_at(tables, tables.create(TableSettings(**settings)))
         if any(tables.view(created.table, s).legal for s in created.tokens):
             return created
     raise AssertionError("20 tables in a row ended their first hand at the deal")
@@ -374,7 +375,7 @@ def test_a_stalled_stream_ends_by_itself_soon_after_the_server_starts_to_stop(tm
     async def scenario():
         with EventStore.open(tmp_path / "s.db") as store:
             tables = Tables(store)
-            created = tables.create(TableSettings(seats=["ann", "bob"]))
+            created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"])))
             stopping = asyncio.Event()
             writing = asyncio.Event()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from seating import sit_at  # tests/support
 from tonk.application.table_types import TableSettings
 from tonk.application.tables import Tables
 from tonk.storage.open import open_store
@@ -28,8 +29,8 @@ def test_the_table_cache_keeps_at_most_its_limit_and_a_dropped_table_comes_back_
         tables = Tables(store)
         tables.cache_limit = 3
         rng = random.Random(5)
-        created = [tables.create(TableSettings(seats=("ann", "bob"), hand_limit=3)) for _ in range(6)]
-        timed = tables.create(TableSettings(seats=("ann", "bob"), hand_limit=3, turn_timer=60))
+        created = [sit_at(tables, tables.create(TableSettings(seats=("ann", "bob"), hand_limit=3))) for _ in range(6)]
+        timed = sit_at(tables, tables.create(TableSettings(seats=("ann", "bob"), hand_limit=3, turn_timer=60)))
         for c in created:
             play_some(tables, c.table, {s: s for s in ("ann", "bob")}, rng, 5)
             assert len(tables._cache) <= tables.cache_limit + 1  # + the timed table in play
@@ -44,7 +45,7 @@ def test_listing_the_tables_folds_none_and_says_what_their_views_say(tmp_path):
     with open_store(tmp_path / "t.db") as store:
         tables = Tables(store)
         rng = random.Random(8)
-        made = [tables.create(TableSettings(seats=("ann", "bob", "cy"), bots={"cy": "greedy"}, hand_limit=2)) for _ in range(3)]
+        made = [sit_at(tables, tables.create(TableSettings(seats=("ann", "bob", "cy"), bots={"cy": "greedy"}, hand_limit=2))) for _ in range(3)]
         for c in made:
             play_some(tables, c.table, {"ann": "ann", "bob": "bob"}, rng, 8)
         tables.close(made[0].table, "@host")

@@ -32,11 +32,17 @@ def api(base: str, method: str, path: str, token: str | None = None, body: dict 
         raise AssertionError(f"{method} {path}: HTTP {exc.code} {exc.read().decode(errors='replace')}") from None
 
 
-def create_table(base: str, **settings) -> dict:
-    """A table created over HTTP (``POST /tables`` with ``settings``: seats, bots, hand_limit,
-    ...): its answer, ``{table, tokens, host_token, ...}``. The browser tests create their
-    tables here, in one place, so that a change to how a table starts is made once."""
-    return api(base, "POST", "/tables", body=settings)
+def create_table(base: str, body: dict | None = None, *, sit: bool = True, **settings) -> dict:
+    """A table created over HTTP (``POST /tables`` with ``body`` and ``settings``: seats, bots,
+    hand_limit, ...): its answer, ``{table, tokens, host_token, ...}``. With ``sit`` (the
+    default) every person's seat then sits down with a fresh seed (``tests/support/seating.py``),
+    so hand 1 is dealt before a page opens (a page sitting down later keeps the seed sent here:
+    the seat has sat). The browser tests create their tables here, in one place, so that a
+    change to how a table starts is made once."""
+    from seating import sit_everyone
+
+    created = api(base, "POST", "/tables", body={**(body or {}), **settings})
+    return sit_everyone(lambda path, token, data: api(base, "POST", path, token, data), created) if sit else created
 
 
 def playing_table(base: str, tries: int = 10, **settings) -> dict:

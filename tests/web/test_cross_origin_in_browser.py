@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from seating import httpx_post, sit_everyone  # tests/support
 from tonk.storage import EventStore
 
 pytestmark = pytest.mark.browser
@@ -90,7 +91,7 @@ def test_a_page_on_another_port_cannot_act_for_a_seat_with_a_stream_cookie(page,
     base = server.url
     http = httpx.Client(base_url=base, timeout=30)
     for _ in range(10):  # a secure shuffle may end the hand at the deal: then another table
-        created = http.post("/tables", json={"seats": ["ann", "bob"]}).json()
+        created = sit_everyone(httpx_post(http), http.post("/tables", json={"seats": ["ann", "bob"]}).json())
         tid = created["table"]
         views = {s: http.get(f"/tables/{tid}/view", headers={"Authorization": f"Bearer {t}"}).json() for s, t in created["tokens"].items()}
         mover = next((s for s, v in views.items() if v["legal"]), None)

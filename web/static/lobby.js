@@ -6,6 +6,7 @@
 import { call, errorText, hostTokenFor, keepHostToken, keepToken, keptToken, seatLink } from "./api.js";
 import { el } from "./dom.js";
 import { watchService } from "./service.js";
+import { seatingText } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,7 +49,7 @@ async function loadTables() {
   $("tables").replaceChildren(box);
 }
 
-const STATUS = { playing: "in play", closing: "closing: ends when the hand in play ends", ended: "ended" };
+const STATUS = { waiting: "waiting for people to sit down", playing: "in play", closing: "closing: ends when the hand in play ends", ended: "ended" };
 
 function tableItem(t) {
   const bots = Object.entries(t.bots).map(([seat, kind]) => seat + " (" + kind + " bot)");
@@ -58,6 +59,7 @@ function tableItem(t) {
   item.append(el("strong", t.players.join(", ")));
   item.append(" \u2014 " + (STATUS[t.status] || t.status) + ", hand " + t.hand_no + "; people: " + (people.join(", ") || "none") + (bots.length ? "; bots: " + bots.join(", ") : "") + " ");
   item.append(el("code", t.table.slice(0, 8)));
+  if (t.status === "waiting") item.append(" ", el("span", seatingText(t.status, t.players, t.bots, t.sat), "seating"));
   const actions = el("span", null, "table-actions");
   const mine = keptToken(t.table);
   const hosted = hostTokenFor(t.table);
@@ -75,7 +77,7 @@ function tableItem(t) {
       const join = button("Join with a token", () => { $("join-table").value = t.table; $("join-token").focus(); });
       actions.append(join);
     }
-    if (hosted && t.status === "playing") actions.append(button("Close table", () => closeTable(t.table, hosted)));
+    if (hosted && (t.status === "playing" || t.status === "waiting")) actions.append(button("Close table", () => closeTable(t.table, hosted)));
   }
   item.append(actions);
   return item;

@@ -5,6 +5,7 @@
 import { cardElement, cardList, sentenceElement } from "./cards.js";
 import { describeEvent, endName } from "./describe.js";
 import { el, signed } from "./dom.js";
+import { showDeckChecks } from "./fair_deal.js";
 
 const AUDITOR = "*";
 const FORMAT = 1;
@@ -371,6 +372,7 @@ async function start() {
     viewer = doc.perspectives[0];
     setUp();
     followHash();
+    showDeckChecks(doc, document.getElementById("deck-checks")); // the fair deal, recomputed (fair_deal.js)
     document.body.dataset.ready = "true";
   } catch (error) {
     status.textContent = "error: " + error.message;

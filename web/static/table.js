@@ -24,6 +24,7 @@ import { cardElement, cardList, cardName, cardFace, sentenceElement } from "./ca
 import { describeEvent, endName, endSentence, paymentSentence } from "./describe.js";
 import { el, signed } from "./dom.js";
 import { serviceBack, serviceConnected, serviceEnded, serviceLost, serviceState, watchService } from "./service.js";
+import { showSeating, sitDown as sitWithSeed } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
 const table = decodeURIComponent(location.pathname.split("/").pop());
@@ -276,6 +277,7 @@ function render(state) {
   document.body.dataset.ready = "true";
   if (state.status === "ended") gameOver();
   drawRematch();
+  showSeating(state, refresh); // the fair deal: who has sat down (sit.js)
 }
 
 // --- what a card click does, and the controls the selection drives ---------------------------
@@ -729,6 +731,7 @@ async function sitDown() {
   $("token-form").hidden = true;
   showNotice(null);
   drawSeatLink();
+  await sitWithSeed(table, token); // the seat's seed for the fair deal, once (sit.js)
   await refresh();
   listen();
 }
