@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from ..core.bots import make_bot
+from ..core.bots import check_bot_name, make_bot
 from ..core.commands import DealHand
 from ..core.turn import decide
 from ..core.errors import TonkError
@@ -105,7 +105,7 @@ class SimConfig:
         if len(self.bots) > self.players:
             raise SimulationError(f"{len(self.bots)} bots named for {self.players} seats")
         for name in self.bots:
-            make_bot(name)  # BotError for an unknown name
+            check_bot_name(name)  # BotError for an unknown name
         ruleset = self.ruleset()
         ruleset.check_seats(self.players)
         return ruleset
@@ -212,7 +212,7 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     seat_of = {p: i for i, p in enumerate(seats)}
     names = config.seat_bots()
     points = ruleset.points
-    bots = {p: make_bot(names[i], points=points) for i, p in enumerate(seats)}
+    bots = {p: make_bot(names[i], points=points, ruleset=ruleset) for i, p in enumerate(seats)}
     deck_rng = random.Random(seed)
     bot_rng = random.Random(seed ^ 0x5DEECE66D)
     game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config, ruleset, index))

@@ -7,10 +7,12 @@ from typing import Any
 
 import msgspec
 
+from ..core.bots import bot_names
 from ..core.errors import TonkError
 from ..core.views import PlayerView
 
-BOT_NAMES = ("greedy", "random")
+#: the bots the server plays (every bot of ``tonk.core.bots``)
+BOT_NAMES = tuple(bot_names())
 HOST = "@host"  # the creator's token: may close the table
 SPECTATOR = ""  # a viewer at no seat: sees no hidden card
 
@@ -20,8 +22,8 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     ``options`` are the ruleset's options (``base_stake`` is the stake);
     ``hand_limit`` ends the game after that many hands (none: until closed);
-    ``turn_timer`` is seconds a human seat has for a turn before the greedy bot plays it
-    (none: no timer)."""
+    ``turn_timer`` is seconds a human seat has for a turn before the ``stand_in`` bot plays it
+    (none: no timer); ``stand_in`` is that bot's name (none: ``greedy``)."""
 
     seats: list[str]
     bots: dict[str, str] = {}
@@ -30,6 +32,7 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     dealer: str | None = None
     hand_limit: int | None = None
     turn_timer: float | None = None
+    stand_in: str | None = None
 
 
 class HandCommitment(msgspec.Struct, frozen=True):

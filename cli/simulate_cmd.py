@@ -174,7 +174,7 @@ def simulate_cmd(
     ctx: typer.Context,
     hands: int = typer.Option(1000, "--hands", "-n", metavar="N", help="How many hands to play."),
     players: int = typer.Option(3, "--players", "-p", metavar="P", help="Seats at the table."),
-    bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
+    bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy, expert."),
     variant: list[str] = variant_option(),
     option: list[str] = option_option(),
     variant_file: list[Path] = variant_file_option(),
