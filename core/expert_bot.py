@@ -64,6 +64,8 @@ MIN_GAIN = 0.05
 CONFIDENCE = 1.0
 #: at most this many of a player's past turns are replayed to sample their hand
 MAX_REPLAYED_TURNS = 12
+#: samples drawn for the hand of the player who just played before one is kept regardless
+CONSISTENT_TRIES = 24
 #: a playout longer than this many actions is abandoned (counted as no payment)
 MAX_PLAYOUT_ACTIONS = 600
 
@@ -71,7 +73,7 @@ MAX_PLAYOUT_ACTIONS = 600
 class HandMemory:
     """What the bot has seen of one hand (see the module's doc, step 1)."""
 
-    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads")
+    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads", "passed")
 
     def __init__(self, key: tuple[str, int], view: PlayerView):
         self.key = key
@@ -81,6 +83,7 @@ class HandMemory:
         self.after_discard: tuple[str, int] | None = None  # (card discarded, stock size then) at the end of its last turn
         self.turn_hits = 0  # this turn's hits and spreads by the bot (rules such as one-hit-per-turn read them)
         self.turn_spreads: list[str] = []
+        self.passed: str | None = None  # heads-up: the bot's discard the other player did not take
 
     def forget(self, view: PlayerView) -> None:
         """Drop what was remembered; keep only what the view shows."""
@@ -113,6 +116,7 @@ class HandMemory:
         pile.append(card)
         stock_draws = stock_then - view.stock_size
         takes = others - stock_draws  # draws from the discard pile
+        self.passed = card if others == 1 and takes == 0 else None
         if takes < 0 or takes > len(pile):
             self.forget(view)
             return
@@ -351,12 +355,16 @@ class ExpertBot:
         """``count`` states consistent with what the bot has seen (step 2 of the module's doc)."""
         template, pool, slots = self._template(view, mem)
         turns = turns_had(view)
+        evidence = self._evidence(view, mem)
         for _ in range(count):
             cards = list(pool)
             rng.shuffle(cards)
             s = template.copy()
             for p, known, k in slots["hands"]:
-                s.hands[p] = list(known) + self._likely_hand(cards, k, turns.get(p, 0), rng)
+                if evidence is not None and p == evidence[0]:
+                    s.hands[p] = self._consistent_hand(cards, known, k, turns.get(p, 0), evidence, rng)
+                else:
+                    s.hands[p] = list(known) + self._likely_hand(cards, k, turns.get(p, 0), rng)
             pile = list(slots["pile"])
             for j, c in enumerate(pile):
                 if c is None:
@@ -364,6 +372,45 @@ class ExpertBot:
             s.discard = pile
             s.stock = cards
             yield s
+
+    def _evidence(self, view: PlayerView, mem: HandMemory) -> tuple[str, str, str | None] | None:
+        """At the start of its turn: the player who just played (to the bot's right), the card
+        they discarded (the discard top) and, heads-up, the bot's own discard they left."""
+        if view.drew is not None or view.discard_top is None or view.turn_no <= 1:
+            return None
+        n = len(view.players)
+        prev = view.players[(view.players.index(view.viewer) - 1) % n]
+        if turns_had(view).get(prev, 0) < 1:
+            return None
+        return prev, view.discard_top, mem.passed
+
+    def _consistent_hand(
+        self, cards: list[str], known: tuple[str, ...], k: int, turns: int, evidence: tuple[str, str, str | None], rng: random.Random
+    ) -> list[str]:
+        """A likely hand (:meth:`_likely_hand`) that also agrees with what the player just did,
+        read as a greedy player would have done it: the card they threw was worth at least
+        every card they would rather have thrown, and the bot's discard they left (heads-up)
+        would not have made a spread with two of their cards.  Up to ``CONSISTENT_TRIES``
+        samples are drawn; the last one stands if none agrees."""
+        _, thrown, passed = evidence
+        greedy = self.greedy
+        value = self.points.get
+        limit = value(thrown, 10)
+        saved = list(cards)
+        hand: list[str] = []
+        for attempt in range(CONSISTENT_TRIES):
+            if attempt:
+                cards[:] = saved
+                rng.shuffle(cards)
+            hand = list(known) + self._likely_hand(cards, k, turns, rng)
+            before = hand + [thrown]
+            loose = [c for c in before if not greedy.has_partner(c, before)] or before
+            if max(value(c, 10) for c in loose) > limit:
+                continue
+            if passed is not None and greedy.completes_in_hand(hand, passed):
+                continue
+            break
+        return hand
 
     def _likely_hand(self, cards: list[str], k: int, turns: int, rng: random.Random) -> list[str]:
         """``k`` unseen cards for a player who has had ``turns`` turns, taken out of ``cards``
