@@ -119,11 +119,11 @@ def ladder(config: LadderConfig, progress: Callable[[int], None] | None = None) 
         scores[(p["a"], p["b"])] = p["score"]
         scores[(p["b"], p["a"])] = 1.0 - p["score"]
     ratings = elo_ratings(list(config.bots), scores)
-    table = []
+    table: list[dict[str, Any]] = []
     for name in config.bots:
-        nets = [p["mean_net"] if p["a"] == name else -p["mean_net"] for p in pairings if name in (p["a"], p["b"])]
+        nets = [float(p["mean_net"]) * (1 if p["a"] == name else -1) for p in pairings if name in (p["a"], p["b"])]
         table.append({"bot": name, "rating": ratings[name], "mean_net": sum(nets) / len(nets) if nets else 0.0})
-    table.sort(key=lambda r: (-r["rating"], r["bot"]))
+    table.sort(key=lambda r: (-float(r["rating"]), str(r["bot"])))
     return {
         "config": {
             "bots": list(config.bots),

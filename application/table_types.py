@@ -7,12 +7,9 @@ from typing import Any
 
 import msgspec
 
-from ..core.bots import bot_names
 from ..core.errors import TonkError
 from ..core.views import PlayerView
 
-#: the bots the server plays (every bot of ``tonk.core.bots``)
-BOT_NAMES = tuple(bot_names())
 HOST = "@host"  # the creator's token: may close the table
 SPECTATOR = ""  # a viewer at no seat: sees no hidden card
 

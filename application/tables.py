@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from ..core.bots import make_bot
+from ..core.bots import bot_names, make_bot
 from ..core.audit import command_of_event
 from ..core.commands import DealHand, LaySpread
 from ..core.commitment import new_salt, secure_shuffle
@@ -59,7 +59,6 @@ from ..storage.seats import SeatStore
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
 from .table_types import (
-    BOT_NAMES,
     HOST,
     SPECTATOR,
     BadToken,
@@ -615,10 +614,10 @@ def _check_settings(s: TableSettings) -> None:
     for seat, bot in s.bots.items():
         if seat not in s.seats:
             raise SetupError(f"bots: {seat!r} is not one of the seats")
-        if bot not in BOT_NAMES:
-            raise SetupError(f"bots: {bot!r} is not a bot the server plays ({', '.join(BOT_NAMES)})")
-    if s.stand_in is not None and s.stand_in not in BOT_NAMES:
-        raise SetupError(f"stand_in: {s.stand_in!r} is not a bot the server plays ({', '.join(BOT_NAMES)})")
+        if bot not in bot_names():
+            raise SetupError(f"bots: {bot!r} is not a bot the server plays ({', '.join(bot_names())})")
+    if s.stand_in is not None and s.stand_in not in bot_names():
+        raise SetupError(f"stand_in: {s.stand_in!r} is not a bot the server plays ({', '.join(bot_names())})")
     if len(s.bots) >= len(s.seats):
         raise SetupError("a table needs at least one seat played by a person")
     if s.hand_limit is not None and not 1 <= s.hand_limit <= 10_000:
