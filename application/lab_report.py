@@ -163,6 +163,8 @@ tr.certain td.verdict { font-weight: bold; color: #7a2e0e; }
 tr.likely td.verdict { color: #7a2e0e; }
 tr.noise td.verdict, tr.same td.verdict { color: #666; }
 ul.findings li { margin: 0.2rem 0; }
+ul.noise { color: #555; font-size: 0.85rem; columns: 2; }
+summary { cursor: pointer; color: #555; }
 .a { color: #3b6ea8; } .b { color: #d9822b; }
 p.note { color: #555; font-size: 0.85rem; }
 """
@@ -206,7 +208,7 @@ def lab_html(result: dict, label_a: str, label_b: str) -> str:
     else:
         parts.append("<p>No difference stands out from the noise at this many hands.</p>")
     if noise:
-        parts.append("<p>Within noise or equal: " + escape("; ".join(sentence(r) for r in noise)) + ".</p>")
+        parts.append('<details><summary>Within noise or equal (' + str(len(noise)) + ')</summary><ul class="noise">' + "".join(f"<li>{escape(sentence(r))}</li>" for r in noise) + "</ul></details>")
     parts += [
         "<h2>Ending mix</h2>",
         ending_mix_chart(a, b, labels),

@@ -14,7 +14,7 @@ import pytest
 from tonk.application.simulate import SimConfig, shuffle_deck, simulate
 from tonk.core import Game
 from tonk.core.bots import BotError, bot_names, make_bot
-from tonk.core.commands import DealHand, Discard, DrawStock, Knock
+from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
 from tonk.core.expert_bot import ExpertBot, better_than, turns_had
 from tonk.core.state import State
@@ -195,9 +195,9 @@ def test_expert_remembers_a_card_the_next_player_took():
 
 
 def test_a_noisy_gain_does_not_replace_the_greedy_choice():
-    base, other = Knock("P1"), DrawStock("P1")
-    assert better_than(base, {base: [0.0, 0.0, 0.0, 0.0], other: [1.0, -1.0, 1.0, -0.9]}) == base
-    assert better_than(base, {base: [0.0, 0.0, 0.0, 0.0], other: [1.0, 1.0, 0.9, 1.0]}) == other
+    assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, -1.0, 1.0, -0.9]]) == 0
+    assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0]]) == 1
+    assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0], [2.0, 2.0, 2.0, 2.1]]) == 2
 
 
 def test_turns_had_counts_from_the_first_player():
