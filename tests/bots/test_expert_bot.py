@@ -231,4 +231,15 @@ def test_expert_beats_greedy_in_a_seeded_match():
     """A small fixed match (seats swapped, the same decks; a smaller playout budget than the
     default to keep it short): deterministic, so not flaky.  The strength target itself
     is measured by bench/bench_bots.py."""
-    assert _match(hands=100, seed=2023, rollouts=24) > 0
+    assert _match(hands=60, seed=2023, rollouts=16) > 0
+
+
+def test_simulate_and_the_cli_play_the_expert_under_the_games_ruleset():
+    rep = simulate(SimConfig(hands=6, players=3, bots=("expert", "greedy"), seed=5, variants=("hit-penalty",)))
+    assert rep["hands"] == 6 and rep["config"]["bots"] == ["expert", "greedy", "expert"]
+    from typer.testing import CliRunner
+
+    from tonk.cli.app import app
+
+    r = CliRunner().invoke(app, ["simulate", "-n", "4", "-p", "2", "-b", "expert", "-b", "greedy", "--no-store", "--json"])
+    assert r.exit_code == 0, r.stderr
