@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from ..core.bots import make_bot
+from ..core.bots import check_bot_name, make_bot
 from ..core.commands import DealHand
 from ..core.turn import decide
 from ..core.errors import TonkError
@@ -52,6 +52,7 @@ from ..core.settlement import net_of
 from ..core.views import player_view
 from ..variants import load_ruleset
 from .sink import EventSink
+from .stats import difference, mean_ci, share_ci
 
 #: a hand longer than this many player actions is a runaway (a bot that never ends a hand)
 MAX_ACTIONS_PER_HAND = 5000
@@ -105,7 +106,7 @@ class SimConfig:
         if len(self.bots) > self.players:
             raise SimulationError(f"{len(self.bots)} bots named for {self.players} seats")
         for name in self.bots:
-            make_bot(name)  # BotError for an unknown name
+            check_bot_name(name)  # BotError for an unknown name
         ruleset = self.ruleset()
         ruleset.check_seats(self.players)
         return ruleset
@@ -138,26 +139,33 @@ def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
 class Tally:
     """Integer counts of a simulation's hands; tallies of disjoint games add up exactly."""
 
-    __slots__ = ("games", "hands", "actions", "turns", "events", "endings", "seat")
+    __slots__ = ("games", "hands", "actions", "actions_sq", "turns", "turns_sq", "events", "endings", "lengths", "seat")
 
-    SEAT_FIELDS = ("wins", "net", "knocks", "knocks_won", "knocks_caught", "tonk_outs", "went_out")
+    #: per seat; ``net_sq`` is the sum of the squared net of each hand (for confidence intervals)
+    SEAT_FIELDS = ("wins", "net", "net_sq", "knocks", "knocks_won", "knocks_caught", "tonk_outs", "went_out")
 
     def __init__(self, seats: int = 0):
         self.games = 0
         self.hands = 0
         self.actions = 0
+        self.actions_sq = 0
         self.turns = 0
+        self.turns_sq = 0
         self.events = 0
         self.endings: Counter = Counter()
+        self.lengths: Counter = Counter()  # hands by their length in turns
         self.seat = [dict.fromkeys(self.SEAT_FIELDS, 0) for _ in range(seats)]
 
     def add(self, other: "Tally") -> "Tally":
         self.games += other.games
         self.hands += other.hands
         self.actions += other.actions
+        self.actions_sq += other.actions_sq
         self.turns += other.turns
+        self.turns_sq += other.turns_sq
         self.events += other.events
         self.endings.update(other.endings)
+        self.lengths.update(other.lengths)
         if not self.seat:
             self.seat = [dict.fromkeys(self.SEAT_FIELDS, 0) for _ in other.seat]
         for mine, theirs in zip(self.seat, other.seat):
@@ -168,7 +176,10 @@ class Tally:
     def record_hand(self, ended: HandEnded, seat_of: dict[str, int], actions: int, turns: int) -> None:
         self.hands += 1
         self.actions += actions
+        self.actions_sq += actions * actions
         self.turns += turns
+        self.turns_sq += turns * turns
+        self.lengths[turns] += 1
         self.endings[ended.end] += 1
         ledger = ended.ledger
         if ledger:  # an empty ledger changes no net and makes no winner
@@ -179,6 +190,7 @@ class Tally:
                 if n:  # adding 0 changes nothing, and a winner's net is positive (best > 0)
                     row = seat[seat_of[p]]
                     row["net"] += n
+                    row["net_sq"] += n * n
                     if n == best and n > 0:
                         row["wins"] += 1
         who = ended.player
@@ -198,9 +210,12 @@ class Tally:
             "games": self.games,
             "hands": self.hands,
             "actions": self.actions,
+            "actions_sq": self.actions_sq,
             "turns": self.turns,
+            "turns_sq": self.turns_sq,
             "events": self.events,
             "endings": dict(sorted(self.endings.items())),
+            "lengths": {str(k): v for k, v in sorted(self.lengths.items())},
             "seat": [dict(r) for r in self.seat],
         }
 
@@ -212,7 +227,7 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     seat_of = {p: i for i, p in enumerate(seats)}
     names = config.seat_bots()
     points = ruleset.points
-    bots = {p: make_bot(names[i], points=points) for i, p in enumerate(seats)}
+    bots = {p: make_bot(names[i], points=points, ruleset=ruleset) for i, p in enumerate(seats)}
     deck_rng = random.Random(seed)
     bot_rng = random.Random(seed ^ 0x5DEECE66D)
     game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config, ruleset, index))
@@ -325,7 +340,9 @@ def _run_chunk(config: SimConfig, indices: range, db: str | None) -> tuple[int, 
 def _tally_from(d: dict) -> Tally:
     t = Tally()
     t.games, t.hands, t.actions, t.turns, t.events = d["games"], d["hands"], d["actions"], d["turns"], d["events"]
+    t.turns_sq, t.actions_sq = d["turns_sq"], d["actions_sq"]
     t.endings = Counter(d["endings"])
+    t.lengths = Counter({int(k): v for k, v in d["lengths"].items()})
     t.seat = [dict(r) for r in d["seat"]]
     return t
 
@@ -504,7 +521,9 @@ def report(config: SimConfig, tally: Tally, seconds: float | None = None) -> dic
                 "wins": r["wins"],
                 "win_rate": _rate(r["wins"], hands),
                 "net": r["net"],
+                "net_sq": r["net_sq"],
                 "mean_net": _rate(r["net"], hands),
+                "mean_net_ci": mean_ci(r["net"], r["net_sq"], hands)["ci"],
                 "knocks": r["knocks"],
                 "knocks_won": r["knocks_won"],
                 "knocks_caught": r["knocks_caught"],
@@ -513,14 +532,16 @@ def report(config: SimConfig, tally: Tally, seconds: float | None = None) -> dic
         )
     bots: dict[str, dict] = {}
     for row in seat_rows:
-        b = bots.setdefault(row["bot"], {"seats": 0, "seat_hands": 0, "wins": 0, "net": 0, "knocks": 0, "knocks_won": 0, "knocks_caught": 0, "tonk_outs": 0})
+        b = bots.setdefault(row["bot"], {"seats": 0, "seat_hands": 0, "wins": 0, "net": 0, "net_sq": 0, "knocks": 0, "knocks_won": 0, "knocks_caught": 0, "tonk_outs": 0})
         b["seats"] += 1
         b["seat_hands"] += hands
-        for k in ("wins", "net", "knocks", "knocks_won", "knocks_caught", "tonk_outs"):
+        for k in ("wins", "net", "net_sq", "knocks", "knocks_won", "knocks_caught", "tonk_outs"):
             b[k] += row[k]
     for b in bots.values():
         b["win_rate"] = _rate(b["wins"], b["seat_hands"])
         b["mean_net"] = _rate(b["net"], b["seat_hands"])
+        # seat-hands counted as independent (exact with one seat per bot)
+        b["mean_net_ci"] = mean_ci(b["net"], b["net_sq"], b["seat_hands"])["ci"]
         b["knock_win_rate"] = _rate(b["knocks_won"], b["knocks"])
     knocks = sum(r["knocks"] for r in tally.seat)
     won = sum(r["knocks_won"] for r in tally.seat)
@@ -539,6 +560,10 @@ def report(config: SimConfig, tally: Tally, seconds: float | None = None) -> dic
         "games": tally.games,
         "hands": hands,
         "actions": tally.actions,
+        "actions_sq": tally.actions_sq,
+        "turns": tally.turns,
+        "turns_sq": tally.turns_sq,
+        "hand_turns": {str(k): v for k, v in sorted(tally.lengths.items())},
         "events": tally.events,
         "endings": {k: {"count": v, "share": _rate(v, hands)} for k, v in sorted(tally.endings.items())},
         "tonk_out_rate": _rate(tally.endings.get("tonk_out", 0), hands),
@@ -561,41 +586,48 @@ def simulate(config: SimConfig, db: str | None = None, progress: Callable[[int],
     return report(config, tally, seconds)
 
 
-#: figures compared side by side by :func:`compare_rulesets` (path in the report, label)
-COMPARED = (
-    (("tonk_out_rate",), "tonk-out rate"),
-    (("knocks", "per_hand"), "knocks per hand"),
-    (("knocks", "won_rate"), "knocks won (share)"),
-    (("mean_hand_actions",), "mean hand length (actions)"),
-    (("mean_hand_turns",), "mean hand length (turns)"),
-)
+def _estimates(r: dict) -> list[tuple[str, str, dict]]:
+    """The figures of one report compared by :func:`comparison`: ``(metric, kind, estimate)``,
+    kind ``share`` or ``mean``, each estimate with its standard error (:mod:`.stats`)."""
+    hands = r["hands"]
+    ends = r["endings"]
+    out: list[tuple[str, str, dict]] = [
+        ("tonk-out rate", "share", share_ci(ends.get("tonk_out", {}).get("count", 0), hands)),
+        ("knocks per hand", "share", share_ci(r["knocks"]["total"], hands)),  # a knock ends its hand: at most one a hand
+        ("knocks won (share)", "share", share_ci(r["knocks"]["won"], r["knocks"]["total"])),
+        ("mean hand length (actions)", "mean", mean_ci(r["actions"], r["actions_sq"], hands)),
+        ("mean hand length (turns)", "mean", mean_ci(r["turns"], r["turns_sq"], hands)),
+    ]
+    return out
 
 
-def _get(d: dict, path: tuple) -> Any:
-    for k in path:
-        d = d[k]
-    return d
+def _ending_estimate(r: dict, ending: str) -> dict:
+    return share_ci(r["endings"].get(ending, {}).get("count", 0), r["hands"])
 
 
 def comparison(a: dict, b: dict) -> list[dict]:
-    """Rows ``{metric, a, b, diff}`` for the figures two reports share."""
+    """Rows ``{metric, kind, a, b, diff, se, ci, verdict}`` for the figures two reports share:
+    ``diff`` is ``b - a``, ``ci`` its 95 % interval and ``verdict`` whether it is likely real
+    (:func:`tonk.application.stats.verdict`)."""
     rows = []
-    for path, label in COMPARED:
-        x, y = _get(a, path), _get(b, path)
-        rows.append({"metric": label, "a": x, "b": y, "diff": y - x})
-    ends = sorted(set(a["endings"]) | set(b["endings"]))
-    for e in ends:
-        x = a["endings"].get(e, {}).get("share", 0.0)
-        y = b["endings"].get(e, {}).get("share", 0.0)
-        rows.append({"metric": f"ending {e} (share)", "a": x, "b": y, "diff": y - x})
+
+    def row(metric: str, kind: str, x: dict, y: dict) -> None:
+        d = difference(x, y)
+        rows.append({"metric": metric, "kind": kind, "a": x["mean"], "b": y["mean"], "a_ci": x["ci"], "b_ci": y["ci"], **d})
+
+    for (metric, kind, x), (_, _, y) in zip(_estimates(a), _estimates(b)):
+        row(metric, kind, x, y)
+    for e in sorted(set(a["endings"]) | set(b["endings"])):
+        row(f"ending {e} (share)", "share", _ending_estimate(a, e), _ending_estimate(b, e))
     for sa, sb in zip(a["seats"], b["seats"]):
-        for key, label in (("win_rate", "win rate"), ("mean_net", "mean net")):
-            rows.append({"metric": f"{sa['player']} ({sa['bot']}) {label}", "a": sa[key], "b": sb[key], "diff": sb[key] - sa[key]})
+        who = f"{sa['player']} ({sa['bot']})"
+        row(f"{who} win rate", "share", share_ci(sa["wins"], a["hands"]), share_ci(sb["wins"], b["hands"]))
+        row(f"{who} mean net", "mean", mean_ci(sa["net"], sa["net_sq"], a["hands"]), mean_ci(sb["net"], sb["net_sq"], b["hands"]))
     for bot in a["bots"]:
         if bot in b["bots"] and len(a["bots"]) > 1:
-            for key, label in (("win_rate", "win rate"), ("mean_net", "mean net")):
-                x, y = a["bots"][bot][key], b["bots"][bot][key]
-                rows.append({"metric": f"bot {bot} {label}", "a": x, "b": y, "diff": y - x})
+            x, y = a["bots"][bot], b["bots"][bot]
+            row(f"bot {bot} win rate", "share", share_ci(x["wins"], x["seat_hands"]), share_ci(y["wins"], y["seat_hands"]))
+            row(f"bot {bot} mean net", "mean", mean_ci(x["net"], x["net_sq"], x["seat_hands"]), mean_ci(y["net"], y["net_sq"], y["seat_hands"]))
     return rows
 
 

@@ -10,7 +10,6 @@ import msgspec
 from ..core.errors import TonkError
 from ..core.views import PlayerView
 
-BOT_NAMES = ("greedy", "random")
 HOST = "@host"  # the creator's token: may close the table
 SPECTATOR = ""  # a viewer at no seat: sees no hidden card
 
@@ -20,9 +19,10 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     ``options`` are the ruleset's options (``base_stake`` is the stake);
     ``hand_limit`` ends the game after that many hands (none: until closed);
-    ``turn_timer`` is seconds a human seat has for a turn before the greedy bot plays it
-    (none: no timer); ``sit_deadline`` (a timed table only) is seconds the people have to sit
-    down (``POST /tables/{id}/sit``) before hand 1 is dealt without the seeds not sent."""
+    ``turn_timer`` is seconds a human seat has for a turn before the ``stand_in`` bot plays it
+    (none: no timer); ``stand_in`` is that bot's name (none: ``greedy``); ``sit_deadline`` (a
+    timed table only) is seconds the people have to sit down (``POST /tables/{id}/sit``) before
+    hand 1 is dealt without the seeds not sent."""
 
     seats: list[str]
     bots: dict[str, str] = {}
@@ -32,6 +32,7 @@ class TableSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hand_limit: int | None = None
     turn_timer: float | None = None
     sit_deadline: float | None = None
+    stand_in: str | None = None
 
 
 class HandCommitment(msgspec.Struct, frozen=True):

@@ -52,7 +52,7 @@ from typing import Any, Callable, Iterator
 
 import msgspec
 
-from ..core.bots import make_bot
+from ..core.bots import bot_names, make_bot
 from ..core.audit import command_of_event
 from ..core.commands import DealHand, LaySpread
 from ..core.commitment import new_salt, secure_shuffle
@@ -68,7 +68,6 @@ from ..storage.seats import SeatStore
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
 from .table_types import (
-    BOT_NAMES,
     HOST,
     SPECTATOR,
     BadToken,
@@ -125,7 +124,7 @@ class Table:
         self.hashes = hashes  # hashes[seq - 1]
         self.command_seqs = command_seqs  # command id -> (first seq, last seq)
         self.closing = closing
-        self.bots = {seat: make_bot(name, points=game.ruleset.points) for seat, name in settings.bots.items()}
+        self.bots = {seat: make_bot(name, ruleset=game.ruleset) for seat, name in settings.bots.items()}
         self.rng = random.SystemRandom()
         self.turn_started = time.monotonic()
         self.listeners: set[Listener] = set()
@@ -664,8 +663,9 @@ class Tables:
         self._stage(table, decide(table.game.state, command, table.game.ruleset))
 
     def _play_turn_for(self, table: Table, seat: str) -> None:
-        """The greedy bot plays the rest of ``seat``'s turn (its timer ran out); the first event it plays says so."""
-        greedy = make_bot("greedy", points=table.game.ruleset.points)
+        """The stand-in bot (greedy unless the host chose another) plays the rest of ``seat``'s turn
+        (its timer ran out); the first event it plays says so."""
+        greedy = make_bot(table.settings.stand_in or "greedy", ruleset=table.game.ruleset)
         state = table.game.state
         marked = False
         while state.in_hand and state.to_act == seat:
@@ -739,8 +739,10 @@ def _check_settings(s: TableSettings) -> None:
     for seat, bot in s.bots.items():
         if seat not in s.seats:
             raise SetupError(f"bots: {seat!r} is not one of the seats")
-        if bot not in BOT_NAMES:
-            raise SetupError(f"bots: {bot!r} is not a bot the server plays ({', '.join(BOT_NAMES)})")
+        if bot not in bot_names():
+            raise SetupError(f"bots: {bot!r} is not a bot the server plays ({', '.join(bot_names())})")
+    if s.stand_in is not None and s.stand_in not in bot_names():
+        raise SetupError(f"stand_in: {s.stand_in!r} is not a bot the server plays ({', '.join(bot_names())})")
     if len(s.bots) >= len(s.seats):
         raise SetupError("a table needs at least one seat played by a person")
     if s.hand_limit is not None and not 1 <= s.hand_limit <= 10_000:

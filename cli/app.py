@@ -161,6 +161,7 @@ def main() -> None:
 from . import adjudicate as _adjudicate  # noqa: E402,F401
 from . import play_cmd as _play_cmd  # noqa: E402,F401
 from . import simulate_cmd as _simulate_cmd  # noqa: E402,F401
+from . import bots_cmd as _bots_cmd  # noqa: E402,F401
 from . import games_cmd as _games_cmd  # noqa: E402,F401
 from . import replay_cmd as _replay_cmd  # noqa: E402,F401
 from . import audit_cmd as _audit_cmd  # noqa: E402,F401

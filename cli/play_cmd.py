@@ -144,12 +144,12 @@ def action_text(cmd: Any, discard_top: str | None = None) -> str:
     return str(cmd)
 
 
-def bot_of_kind(kind: str, points: dict[str, int] | None = None) -> Any:
-    """The bot of that kind (valuing cards by ``points``); an unknown kind is a :class:`Failure`."""
+def bot_of_kind(kind: str, points: dict[str, int] | None = None, ruleset: Any = None) -> Any:
+    """The bot of that kind (valuing cards by ``points``, playing out hands under ``ruleset``); an unknown kind is a :class:`Failure`."""
     from ..core import bots
 
     try:
-        return bots.make_bot(kind, points=points)
+        return bots.make_bot(kind, points=points, ruleset=ruleset)
     except (KeyError, ValueError, LookupError) as exc:
         msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
         raise Failure(msg) from None
@@ -389,7 +389,7 @@ def play_cmd(
     ctx: typer.Context,
     seat: str = typer.Option("you", "--seat", metavar="NAME", help="Your name at the table."),
     bot: list[str] = typer.Option(
-        [], "--bot", "-b", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy) or SEAT=KIND; repeat for more. Default: two greedy bots."
+        [], "--bot", "-b", metavar="KIND|SEAT=KIND", help="An opponent: a bot kind (random, greedy, expert) or SEAT=KIND; repeat for more. Default: two greedy bots."
     ),
     stake: Optional[int] = typer.Option(None, "--stake", min=1, metavar="N", help="The base stake (option base_stake)."),
     variant: list[str] = variant_option(),
@@ -434,7 +434,7 @@ def play_cmd(
         elif "max_turns_per_hand" not in named:
             fixed["max_turns_per_hand"] = 200
         ruleset = build_ruleset(variant, option, options=fixed, registry=registry_with(variant_file))
-        seats, bots = _seats(seat, bot or ["greedy", "greedy"], ruleset.points)
+        seats, bots = _seats(seat, bot or ["greedy", "greedy"], ruleset.points, ruleset)
         import uuid
 
         fair = None
@@ -509,7 +509,7 @@ def _resume(
                 kind = kinds[i % len(kinds)]
                 if "=" in kind:
                     raise Failure("with --resume, --bot takes bot kinds for the other seats in order (the seats keep their recorded names)")
-                bots[name] = bot_of_kind(kind, ruleset.points)
+                bots[name] = bot_of_kind(kind, ruleset.points, ruleset)
             writer = None
             if receipts is not None:
                 from .evidence_cmd import ReceiptWriter
@@ -542,7 +542,7 @@ def _resume(
         raise typer.Exit(130)
 
 
-def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[list[str], dict[str, Any]]:
+def _seats(human: str, bot_specs: list[str], points: dict[str, int], ruleset: Any = None) -> tuple[list[str], dict[str, Any]]:
     from ..core.names import check_name
 
     seats = [check_name(human, "--seat")]
@@ -560,7 +560,7 @@ def _seats(human: str, bot_specs: list[str], points: dict[str, int]) -> tuple[li
         check_name(name, "--bot seat name")
         if name in seats:
             raise Failure(f"two seats are named {name!r}; name bots with --bot SEAT=KIND")
-        bot = bot_of_kind(kind, points)
+        bot = bot_of_kind(kind, points, ruleset)
         seats.append(name)
         bots[name] = bot
     return seats, bots

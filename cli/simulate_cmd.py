@@ -3,6 +3,7 @@
     tonk simulate --hands 10000 --players 3 --bot greedy --bot random --seed 7 --no-store
     tonk simulate --hands 5000 --compare hit-penalty          # base game against hit-penalty
     tonk simulate --hands 5000 --variant hit-penalty --compare classic --json
+    tonk simulate --hands 5000 --compare no-initial-tonk --report lab.html   # the house-rule lab
 
 A thin command over :mod:`tonk.application.simulate`: the report (hands per second,
 endings, win rate and mean net per seat and per bot, tonk outs, knocks, hand
@@ -125,17 +126,17 @@ def _print_report(r: dict, title: str) -> None:
 def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
     from rich.table import Table
 
+    from ..application.lab_report import difference_text, figure_text
+
     out = console()
-    t = Table(title=f"A: {label_a}   B: {label_b}   (same seeds, decks and bots)", box=None, padding=(0, 1), title_justify="left")
+    t = Table(title=f"A: {label_a}   B: {label_b}   (same seeds, decks and bots; 95% intervals)", box=None, padding=(0, 1), title_justify="left")
     t.add_column("figure")
     t.add_column("A", justify="right")
     t.add_column("B", justify="right")
-    t.add_column("B - A", justify="right")
+    t.add_column("B - A (95% interval)", justify="right")
+    t.add_column("verdict")
     for row in result["rows"]:
-        share = "share" in row["metric"] or "rate" in row["metric"]
-        fmt = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:.3f}")
-        diff = f"{100 * row['diff']:+.1f} pt" if share else f"{row['diff']:+.3f}"
-        t.add_row(row["metric"], fmt(row["a"]), fmt(row["b"]), diff)
+        t.add_row(row["metric"], figure_text(row, row["a"]), figure_text(row, row["b"]), difference_text(row), row["verdict"])
     out.print(t)
 
 
@@ -174,7 +175,7 @@ def simulate_cmd(
     ctx: typer.Context,
     hands: int = typer.Option(1000, "--hands", "-n", metavar="N", help="How many hands to play."),
     players: int = typer.Option(3, "--players", "-p", metavar="P", help="Seats at the table."),
-    bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy."),
+    bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot per seat in seat order, repeated to fill the table (default greedy). Bots: random, greedy, expert."),
     variant: list[str] = variant_option(),
     option: list[str] = option_option(),
     variant_file: list[Path] = variant_file_option(),
@@ -197,6 +198,9 @@ def simulate_cmd(
         help="Also run the same seeds under another ruleset, made of these variants and options (repeatable; 'classic' alone means the base game), and show both side by side.",
     ),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="DIR", help="Write each seat a signed receipt into DIR at every hand's end of the stored games."),
+    report_file: Optional[Path] = typer.Option(
+        None, "--report", metavar="FILE.html", help="With --compare: also write the house-rule lab's report, one self-contained HTML page (no network, no script)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Simulate many hands between bots and report what happened."""
@@ -211,6 +215,8 @@ def simulate_cmd(
             raise TonkError("--receipts needs the games stored: drop --no-store")
         if receipts is not None and path is not None and is_memory(path):
             raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
+        if report_file is not None and not compare_with:
+            raise TonkError("--report writes the comparison of two rulesets: give --compare too")
         if variant_file:
             _load_variant_files(variant_file, workers)
         config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)
@@ -219,6 +225,8 @@ def simulate_cmd(
 
             check_receipts_possible(path, receipts)
         result, store = _run(config, other, path, receipts)
+        if report_file is not None:
+            _write_report(report_file, result, config, other)
     if as_json:
         if store is not None:
             result["store"] = store
@@ -247,6 +255,21 @@ def _configs(
         return config, _config(hands, players, bots, cv, co, seed, hands_per_game, workers)
     except RulesetError as exc:
         raise RulesetError(f"--compare: {exc}") from None
+
+
+def _write_report(path: Path, result: dict[str, Any], config: Any, other: Any) -> None:
+    """The house-rule lab's HTML page (:mod:`tonk.application.lab_report`); a path that cannot
+    be written is an error naming it."""
+    from ..application.lab_report import lab_html
+    from ..core.errors import TonkError
+    from .render import safe
+
+    page = lab_html(result, _ruleset_label(config), _ruleset_label(other))
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise TonkError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
+    err_console().print(f"wrote the report to {safe(str(path))}", markup=False, highlight=False)
 
 
 def _load_variant_files(files: list[Path], workers: int) -> None:

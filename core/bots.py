@@ -13,6 +13,11 @@ Bots by name (:data:`BOTS`, :func:`make_bot`):
 ``random``
     a uniformly random legal action.
 
+``expert``
+    expected value over the cards it cannot see, by playouts on the engine
+    (:mod:`tonk.core.expert_bot`); it needs the game's ruleset (``make_bot(...,
+    ruleset=...)``).
+
 ``greedy``
     a sensible player, rule by rule:
 
@@ -51,7 +56,7 @@ Bots by name (:data:`BOTS`, :func:`make_bot`):
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from .cards import BASE_POINTS, ORDER_OF, RANK_OF, SUIT_OF
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
@@ -288,14 +293,27 @@ class GreedyBot:
 
 BotFactory = Callable[..., Bot]
 
+class _ExpertFactory:
+    """The ``expert`` bot (:mod:`tonk.core.expert_bot`), imported when one is made."""
+
+    wants_ruleset = True
+
+    def __call__(self, points: dict[str, int] | None = None, ruleset: Any = None) -> Bot:
+        from .expert_bot import ExpertBot
+
+        return ExpertBot(points=points, ruleset=ruleset)
+
+
 BOTS: dict[str, BotFactory] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "expert": _ExpertFactory(),
 }
 
 
 def register_bot(name: str, factory: BotFactory) -> None:
-    """Add a bot under ``name`` (a factory taking ``points=`` the card values)."""
+    """Add a bot under ``name`` (a factory taking ``points=`` the card values; one whose
+    ``wants_ruleset`` attribute is true is also given ``ruleset=`` the game's ruleset)."""
     BOTS[name] = factory
 
 
@@ -303,13 +321,23 @@ def bot_names() -> list[str]:
     return sorted(BOTS)
 
 
-def make_bot(name: str, points: dict[str, int] | None = None) -> Bot:
-    """A bot by name; ``points`` are the ruleset's card values (public rules), base values by default."""
-    try:
-        factory = BOTS[name]
-    except KeyError:
-        raise BotError(f"unknown bot {name!r} (known: {', '.join(bot_names())})") from None
+def check_bot_name(name: str) -> None:
+    """Raise :class:`BotError` for a name that is no bot's."""
+    if name not in BOTS:
+        raise BotError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+
+
+def make_bot(name: str, points: dict[str, int] | None = None, ruleset: Any = None) -> Bot:
+    """A bot by name; ``points`` are the ruleset's card values (public rules), base values by
+    default (the ruleset's when only ``ruleset`` is given).  A bot that plays hands out (the
+    ``expert``) needs ``ruleset``, the game's :class:`~tonk.core.ruleset.Ruleset`."""
+    check_bot_name(name)
+    factory = BOTS[name]
+    if points is None and ruleset is not None:
+        points = ruleset.points
+    if getattr(factory, "wants_ruleset", False):
+        return factory(points=points, ruleset=ruleset)
     return factory(points=points)
 
 
-__all__ = ["Bot", "BotError", "BOTS", "GreedyBot", "RandomBot", "bot_names", "make_bot", "register_bot"]
+__all__ = ["Bot", "BotError", "BOTS", "GreedyBot", "RandomBot", "bot_names", "check_bot_name", "make_bot", "register_bot"]

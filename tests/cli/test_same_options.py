@@ -129,7 +129,7 @@ def test_every_command_that_opens_a_store_takes_db_after_its_name():
     from tonk.cli.app import app
 
     others = {c.name for c in app.registered_commands} - set(STORE_COMMANDS)
-    assert others == {"adjudicate", "variants", "rules", "schema", "copy"}  # no store (copy names two: --from, --to)
+    assert others == {"adjudicate", "variants", "rules", "schema", "copy", "bots"}  # no store (copy names two: --from, --to)
     for cmd in STORE_COMMANDS:
         assert "--db PATH|URL" in tonk(cmd, "-h").out, cmd
 

@@ -104,6 +104,7 @@ def test_bad_table_settings_are_400_naming_the_setting(client: Client):
         ({"seats": ["a", "b"], "variants": ["no-such-rule"]}, "no-such-rule"),
         ({"seats": ["a", "b"], "options": {"base_stake": "lots"}}, "base_stake"),
         ({"seats": ["a", "b"], "turn_timer": 0}, "turn_timer"),
+        ({"seats": ["a", "b"], "turn_timer": 5, "stand_in": "psychic"}, "stand_in: 'psychic'"),
         ({"seats": ["a", "b"], "colour": "red"}, "colour"),
         ({"seats": "ab"}, "seats"),
     ]

@@ -74,7 +74,7 @@ def test_compare_json(runner):
     rep = _json(runner.invoke(app, ["simulate", "-n", "80", "-p", "3", "--no-store", "--json", "--compare", "caught_scheme=dropper_pays_all_stakes"]))
     assert set(rep) == {"a", "b", "rows"}
     assert rep["a"]["config"]["options"] == {} and rep["b"]["config"]["options"] == {"caught_scheme": "dropper_pays_all_stakes"}
-    assert all(set(r) == {"metric", "a", "b", "diff"} for r in rep["rows"])
+    assert all(set(r) == {"metric", "kind", "a", "b", "a_ci", "b_ci", "diff", "se", "ci", "verdict"} for r in rep["rows"])
     text = runner.invoke(app, ["simulate", "-n", "40", "-p", "3", "--no-store", "--variant", "hit-runs-only", "--compare", "classic"])
     assert text.exit_code == 0, text.stderr
     assert "B - A" in text.stdout and "hit-runs-only" in text.stdout

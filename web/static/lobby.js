@@ -138,7 +138,7 @@ function seatRow(name, kind) {
   const select = el("select");
   select.id = kindId;
   select.className = "seat-kind";
-  for (const [value, text] of [["person", "a person"], ["greedy", "the greedy bot"], ["random", "the random bot"]]) {
+  for (const [value, text] of [["person", "a person"], ["greedy", "the greedy bot"], ["random", "the random bot"], ["expert", "the expert bot"]]) {
     const option = el("option", text);
     option.value = value;
     select.append(option);

@@ -1,0 +1,181 @@
+"""The expert bot against greedy: strength (net per hand, seats swapped) and cost per decision.
+
+    .venv/bin/python -m bench.bench_bots                          # 2 x 2,000 hands, 2 workers
+    .venv/bin/python -m bench.bench_bots --hands 300 --workers 1  # a quick look
+    .venv/bin/python -m bench.bench_bots --rollouts 96            # another playout budget
+
+What is measured, exactly:
+
+* **Strength.**  Two heads-up simulations of ``--hands`` hands each, on the same seed
+  (the same decks and first dealers, 50 hands a game): the expert in seat P1 against
+  greedy in P2, then the seats swapped.  Every hand goes through the engine's legal
+  actions and ``decide``; each bot sees only its view.  Reported: the expert's mean net
+  per hand (stake units) over all ``2 x hands`` hands with its 95 % interval (normal
+  approximation; the hands are independent samples: the expert's net in a hand is the
+  negative of greedy's), and the same per seating.
+* **Cost per decision.**  One process plays ``--cost-hands`` hands per seating against
+  greedy (the same seeds), timing every call of the expert's ``choose`` (every decision,
+  also the ones with one legal action or decided without playouts) with
+  ``time.process_time`` (CPU time of this process: the machine is shared, and wall time
+  counts the other processes' turns too) and ``time.perf_counter`` (wall).  Reported:
+  the mean per decision, the mean per decision that ran playouts, the 95th percentile,
+  and playouts per decision.
+
+Results go to stdout and ``bench/results/bots.json`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+Z95 = 1.959963984540054
+
+
+def _set_rollouts(rollouts: int) -> None:
+    import tonk.core.expert_bot as expert_bot
+
+    expert_bot.DEFAULT_ROLLOUTS = rollouts
+
+
+def _chunk(config: Any, indices: list[int], rollouts: int) -> dict[str, Any]:
+    _set_rollouts(rollouts)
+    from tonk.application.simulate import run_games
+
+    return run_games(config, indices).to_dict()
+
+
+def strength(hands: int, seed: int, workers: int, rollouts: int) -> dict[str, Any]:
+    """The expert's net per hand against greedy, both seatings (see the module's doc)."""
+    from tonk.application.simulate import SimConfig
+
+    out: dict[str, Any] = {"seatings": []}
+    net = net_sq = n = 0
+    ctx = multiprocessing.get_context("spawn")
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for bots in (("expert", "greedy"), ("greedy", "expert")):
+            config = SimConfig(hands=hands, players=2, bots=bots, seed=seed, hands_per_game=50)
+            config.check()
+            seat = bots.index("expert")
+            chunks = [list(range(i, min(config.games, i + 2))) for i in range(0, config.games, 2)]
+            futures = [pool.submit(_chunk, config, c, rollouts) for c in chunks]
+            s_net = s_sq = s_n = 0
+            for f in futures:
+                d = f.result()
+                s_net += d["seat"][seat]["net"]
+                s_sq += d["seat"][seat]["net_sq"]
+                s_n += d["hands"]
+            out["seatings"].append({"bots": list(bots), "hands": s_n, **_mean_ci(s_net, s_sq, s_n)})
+            net, net_sq, n = net + s_net, net_sq + s_sq, n + s_n
+    out.update(_mean_ci(net, net_sq, n))
+    out["hands"] = n
+    out["wall_seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _mean_ci(total: int, total_sq: int, n: int) -> dict[str, Any]:
+    mean = total / n
+    var = (total_sq - n * mean * mean) / (n - 1)
+    se = math.sqrt(var / n)
+    return {"mean_net": mean, "se": se, "ci": [mean - Z95 * se, mean + Z95 * se]}
+
+
+def cost(hands: int, seed: int, rollouts: int) -> dict[str, Any]:
+    """CPU and wall time of each expert decision (see the module's doc)."""
+    _set_rollouts(rollouts)
+    from tonk.application.simulate import shuffle_deck
+    from tonk.core import Game
+    from tonk.core.bots import make_bot
+    from tonk.core.commands import DealHand
+    from tonk.core.views import player_view
+    from tonk.variants import load_ruleset
+
+    ruleset = load_ruleset()
+    cpu: list[float] = []
+    wall: list[float] = []
+    mc_cpu: list[float] = []
+    playouts = 0
+    for swap in (0, 1):
+        seats = ("P1", "P2")
+        kinds = ("expert", "greedy") if not swap else ("greedy", "expert")
+        bots = {p: make_bot(k, ruleset=ruleset) for p, k in zip(seats, kinds)}
+        me = seats[kinds.index("expert")]
+        game = Game.new(list(seats), ruleset=ruleset, seed=seed + swap)
+        rng = random.Random(seed)
+        deck_rng = random.Random(seed * 7 + swap)
+        for _ in range(hands):
+            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+            while game.in_hand:
+                p = game.to_act
+                view = player_view(game.state, p)
+                legal = game.legal_actions()
+                if p != me:
+                    game.play(bots[p].choose(view, legal, rng))
+                    continue
+                bot: Any = bots[p]
+                before = bot.decisions
+                c0, w0 = time.process_time(), time.perf_counter()
+                cmd = bot.choose(view, legal, rng)
+                c1, w1 = time.process_time(), time.perf_counter()
+                cpu.append(c1 - c0)
+                wall.append(w1 - w0)
+                if bot.decisions > before:
+                    mc_cpu.append(c1 - c0)
+                game.play(cmd)
+        playouts += bots[me].playouts  # type: ignore[attr-defined]
+    cpu_sorted = sorted(cpu)
+    return {
+        "hands": 2 * hands,
+        "decisions": len(cpu),
+        "decisions_with_playouts": len(mc_cpu),
+        "playouts": playouts,
+        "playouts_per_decision": playouts / len(cpu),
+        "cpu_ms_per_decision": 1000 * sum(cpu) / len(cpu),
+        "wall_ms_per_decision": 1000 * sum(wall) / len(wall),
+        "cpu_ms_per_playout_decision": 1000 * sum(mc_cpu) / max(1, len(mc_cpu)),
+        "cpu_ms_p95": 1000 * cpu_sorted[int(0.95 * (len(cpu_sorted) - 1))],
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    from tonk.core.expert_bot import DEFAULT_ROLLOUTS
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=2000, help="hands per seating for the strength (default 2000)")
+    ap.add_argument("--cost-hands", type=int, default=100, help="hands per seating for the cost per decision (default 100)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS, help=f"playouts per decision (default {DEFAULT_ROLLOUTS}, the bot's default)")
+    ap.add_argument("--skip-strength", action="store_true")
+    args = ap.parse_args(argv)
+    result: dict[str, Any] = {"seed": args.seed, "rollouts": args.rollouts}
+    result["cost"] = cost(args.cost_hands, args.seed, args.rollouts)
+    c = result["cost"]
+    print(
+        f"cost: {c['decisions']} decisions in {c['hands']} hands ({c['decisions_with_playouts']} with playouts, "
+        f"{c['playouts_per_decision']:.1f} playouts each on average): {c['cpu_ms_per_decision']:.1f} ms CPU per decision "
+        f"({c['wall_ms_per_decision']:.1f} ms wall), {c['cpu_ms_per_playout_decision']:.1f} ms CPU per decision with playouts, "
+        f"95th percentile {c['cpu_ms_p95']:.1f} ms",
+        flush=True,
+    )
+    if not args.skip_strength:
+        result["strength"] = s = strength(args.hands, args.seed, args.workers, args.rollouts)
+        for row in s["seatings"]:
+            print(f"  {' vs '.join(row['bots'])}: {row['hands']} hands, expert {row['mean_net']:+.3f} per hand ({row['ci'][0]:+.3f} to {row['ci'][1]:+.3f})")
+        print(f"strength: expert against greedy, {s['hands']} hands, seats swapped: {s['mean_net']:+.3f} stake per hand, 95% interval {s['ci'][0]:+.3f} to {s['ci'][1]:+.3f} ({s['wall_seconds']:.0f} s wall, {args.workers} workers)")
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bots.json").write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

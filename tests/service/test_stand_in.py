@@ -1,0 +1,89 @@
+"""The turn timer's stand-in: greedy unless the host names another bot (``stand_in``); the
+server plays any bot, the expert included, in a seat or as the stand-in."""
+
+from __future__ import annotations
+
+import pytest
+
+from tonk.application.table_types import TableSettings
+from tonk.application.tables import Tables
+from tonk.core import bots as core_bots
+from tonk.core.bots import GreedyBot
+from tonk.core.errors import SetupError
+from tonk.storage.open import open_store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class SpyBot(GreedyBot):
+    """Plays greedy and notes each seat it played for."""
+
+    name = "spy"
+    played: list[str] = []
+
+    def choose(self, view, legal, rng):
+        SpyBot.played.append(view.viewer)
+        return super().choose(view, legal, rng)
+
+
+def _timed_out_turn(tables: Tables, clock: Clock, **settings) -> str | None:
+    """A table with a turn timer whose seat to act lets its time run out; the seat, or None
+    when the deal ended the only hand."""
+    created = tables.create(TableSettings(seats=["ann", "bob"], hand_limit=1, turn_timer=5, **settings))
+    state = tables.table(created.table).game.state
+    if not state.in_hand:
+        return None
+    seat = state.to_act
+    clock.now += 6
+    assert tables.expire_turns() == 1
+    return seat
+
+
+@pytest.mark.parametrize("stand_in", [None, "spy"])
+def test_the_stand_in_is_greedy_unless_the_host_names_a_bot(tmp_path, monkeypatch, stand_in):
+    monkeypatch.setitem(core_bots.BOTS, "spy", SpyBot)
+    SpyBot.played = []
+    clock = Clock()
+    with open_store(tmp_path / "t.db") as store:
+        tables = Tables(store, clock=clock)
+        extra = {"stand_in": stand_in} if stand_in else {}
+        for _ in range(10):
+            seat = _timed_out_turn(tables, clock, **extra)
+            if seat is not None:
+                break
+        else:
+            raise AssertionError("ten deals in a row ended the hand")
+    if stand_in is None:
+        assert SpyBot.played == []
+    else:
+        assert SpyBot.played and set(SpyBot.played) == {seat}
+
+
+def test_an_unknown_stand_in_is_refused(tmp_path):
+    with open_store(tmp_path / "t.db") as store:
+        with pytest.raises(SetupError, match="stand_in: 'nobody'"):
+            Tables(store).create(TableSettings(seats=["ann", "bob"], turn_timer=5, stand_in="nobody"))
+
+
+def test_the_expert_plays_a_seat_and_stands_in(tmp_path):
+    clock = Clock()
+    with open_store(tmp_path / "t.db") as store:
+        tables = Tables(store, clock=clock)
+        for _ in range(10):
+            created = tables.create(TableSettings(seats=["ann", "bob", "cy"], bots={"cy": "expert"}, hand_limit=1, turn_timer=5, stand_in="expert"))
+            table = tables.table(created.table)
+            if table.game.state.in_hand:
+                break
+        state = table.game.state
+        for _ in range(60):  # the timer plays every turn of ann and bob, the expert cy's
+            if not state.in_hand:
+                break
+            clock.now += 6
+            tables.expire_turns()
+        assert not state.in_hand
