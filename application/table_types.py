@@ -102,6 +102,7 @@ class SeatView(msgspec.Struct, frozen=True):
     sat: list[str] = []  # the people's seats that have sat down
     client_seed: str | None = None  # this seat's own seed, once it has sat
     sit_deadline: float | None = None
+    stand_in: str | None = None  # the bot that plays a timed-out turn (None: no turn timer)
 
 
 class SatDown(msgspec.Struct, frozen=True):

@@ -426,6 +426,7 @@ class Tables:
             sat=table.sat(),
             client_seed=table.client_seeds.get(seat),
             sit_deadline=table.settings.sit_deadline,
+            stand_in=(table.settings.stand_in or "greedy") if table.settings.turn_timer else None,
         )
 
     # --- sitting down (the fair deal) --------------------------------------------------

@@ -4,6 +4,7 @@ server plays any bot, the expert included, in a seat or as the stand-in."""
 from __future__ import annotations
 
 import pytest
+from seating import sit_at
 
 from tonk.application.table_types import TableSettings
 from tonk.application.tables import Tables
@@ -35,7 +36,7 @@ class SpyBot(GreedyBot):
 def _timed_out_turn(tables: Tables, clock: Clock, **settings) -> str | None:
     """A table with a turn timer whose seat to act lets its time run out; the seat, or None
     when the deal ended the only hand."""
-    created = tables.create(TableSettings(seats=["ann", "bob"], hand_limit=1, turn_timer=5, **settings))
+    created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"], hand_limit=1, turn_timer=5, **settings)))
     state = tables.table(created.table).game.state
     if not state.in_hand:
         return None
@@ -76,7 +77,7 @@ def test_the_expert_plays_a_seat_and_stands_in(tmp_path):
     with open_store(tmp_path / "t.db") as store:
         tables = Tables(store, clock=clock)
         for _ in range(10):
-            created = tables.create(TableSettings(seats=["ann", "bob", "cy"], bots={"cy": "expert"}, hand_limit=1, turn_timer=5, stand_in="expert"))
+            created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob", "cy"], bots={"cy": "expert"}, hand_limit=1, turn_timer=5, stand_in="expert")))
             table = tables.table(created.table)
             if table.game.state.in_hand:
                 break

@@ -29,8 +29,9 @@ def api(base: str, method: str, path: str, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 #: at most this many presses of Tab from the page's start reach "Create the table"
-#: (three seats of a name and a player each, "Add a seat", stake, hands, turn timer, then the button)
-SHORT_PATH = 11
+#: (three seats of a name and a player each, "Add a seat", stake, hands, turn timer, the bot that
+#: plays a timed-out turn (shown once a timer is chosen), then the button)
+SHORT_PATH = 12
 
 
 def tab_presses_to(page, selector: str, limit: int = 120) -> int:
@@ -63,7 +64,23 @@ def test_the_short_path_creates_a_table_by_keyboard_in_a_few_presses_with_a_turn
     token = re.search(r"#token=(.+)$", link).group(1)
     view = api(base, "GET", f"/tables/{table}/view", token)
     assert view["turn_timer"] == 60 and view["bots"] == {"bob": "greedy", "cy": "greedy"}
+    assert view["stand_in"] == "greedy"  # a timed-out turn is the greedy bot's unless the host picks another
     assert page.get_attribute("#house-rules", "open") is None  # the house rules stayed folded away
+
+
+def test_the_host_picks_the_bot_that_plays_a_timed_out_turn(page, service):
+    base, db = service
+    open_lobby(page, base)
+    expect(page.locator("#stand-in")).to_be_hidden()  # no timer, no stand-in to choose
+    page.select_option("#turn-timer", "60")
+    expect(page.locator("#stand-in")).to_be_visible()
+    page.select_option("#stand-in", "expert")
+    page.click("#create")
+    expect(page.locator("#created .tokens")).to_be_visible(timeout=20000)
+    link = page.input_value("#seat-link-ann")
+    table = re.search(r"/play/([^#]+)#token=", link).group(1)
+    token = re.search(r"#token=(.+)$", link).group(1)
+    assert api(base, "GET", f"/tables/{table}/view", token)["stand_in"] == "expert"
 
 
 def test_the_house_rules_are_found_by_a_search(page, service):

@@ -263,6 +263,7 @@ async function createTable(event) {
   const limit = $("hand-limit").value.trim();
   const timer = $("turn-timer").value;
   const body = { seats, bots, variants, options, hand_limit: limit ? parseInt(limit, 10) : null, turn_timer: timer ? Number(timer) : null };
+  if (timer) body.stand_in = $("stand-in").value;  // who plays a turn whose time ran out
   const result = await call("POST", "/tables", { body });
   if (!result.ok) return say("error: " + errorText(result));
   say("Table created.");
@@ -308,6 +309,7 @@ function setUp() {
   $("variant-search").addEventListener("input", filterVariants);
   $("variants").addEventListener("change", filterVariants);
   $("create-form").addEventListener("submit", createTable);
+  $("turn-timer").addEventListener("change", () => { $("stand-in-field").hidden = !$("turn-timer").value; });
   $("join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     play($("join-table").value, $("join-token").value.trim());
