@@ -158,7 +158,19 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
             raise RuntimeError(f"/ping answered {status}")
 
 
-async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dict[str, Any]:
+def _written(pids: list[int]) -> int:
+    """Bytes the server processes caused to be written to storage (Linux ``/proc/<pid>/io``)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/io") as f:
+                total += int(next(line for line in f if line.startswith("write_bytes:")).split()[1])
+        except (OSError, StopIteration):
+            return -1
+    return total
+
+
+async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None) -> dict[str, Any]:
     conns = [_Conn("127.0.0.1", ports[i % len(ports)]) for i in range(tables)]
     created = [await _create_table(conns[i], hands) for i in range(tables)]
     ids = [c["table"] for c in created]
@@ -169,10 +181,12 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dic
     bare_s = time.perf_counter() - t0
     lat: list[float] = []
     acked: list[str] = []
+    w0 = _written(pids or [])
     t0 = time.perf_counter()
     counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds) for i, c in enumerate(created)))
     play_s = time.perf_counter() - t0
     commands = sum(c for c, _ in counts)
+    w1 = _written(pids or [])
     for c in conns:
         if c.writer is not None:
             c.writer.close()
@@ -186,6 +200,9 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dic
             "requests_per_s": round(len(lat) / play_s, 1),
             "commands_per_s": round(commands / play_s, 1),
             "tables_replaced": sum(e for _, e in counts),
+            # what the server processes wrote to storage during play (SQLite: WAL frames and
+            # checkpoints; PostgreSQL's own writes are not counted), per command
+            "server_write_bytes_per_command": round((w1 - w0) / commands) if commands and w0 >= 0 and w1 >= 0 else None,
             **_lat(lat),
         },
         "_acked": acked,
@@ -257,7 +274,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
                 proc, port = _start_node(db, log, durable)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds))
+            result = asyncio.run(_run(ports, tables, hands, seconds, [p.pid for p in procs]))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -299,6 +316,7 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
         f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
+        f"written by the server per command: {s['server_write_bytes_per_command']} bytes",
         f"bare /ping for {b['seconds']} s: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25: {'met' if r['ratio_to_bare'] >= 0.25 else 'NOT met'}), "
         f"p99 {s['p99_ms']} ms (target 100 ms: {'met' if s['p99_ms'] <= 100 else 'NOT met'})",
