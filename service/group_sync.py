@@ -17,12 +17,9 @@ answer (500): nothing is acknowledged that may not be on disk.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from typing import Callable
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 #: methods that never write: their answers are not held back
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -70,11 +67,11 @@ def acknowledge_after_sync(group: Callable[[], GroupSync | None]) -> Callable[[A
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http" or scope.get("method", "GET") in READ_METHODS:
+            if scope["type"] != "http" or scope.get("method", "GET") in READ_METHODS:  # type: ignore[operator]
                 await app(scope, receive, send)
                 return
 
-            async def send_when_durable(message: dict[str, Any]) -> None:
+            async def send_when_durable(message: Message) -> None:
                 if message["type"] == "http.response.start":
                     g = group()
                     if g is not None:
