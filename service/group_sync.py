@@ -32,7 +32,6 @@ class GroupSync:
         self._sync = sync
         self._pending: asyncio.Future[None] | None = None  # the next fsync's waiters
         self._running = False
-        self._task: asyncio.Future[None] | None = None  # held: the loop keeps only a weak reference
         self.syncs = 0  # fsyncs done (for tests and benchmarks)
 
     async def wait(self) -> None:
@@ -42,7 +41,7 @@ class GroupSync:
             fut = self._pending = asyncio.get_running_loop().create_future()
             if not self._running:
                 self._running = True
-                self._task = asyncio.ensure_future(self._run())
+                asyncio.ensure_future(self._run())
         await asyncio.shield(fut)
 
     async def _run(self) -> None:
