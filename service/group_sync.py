@@ -17,9 +17,12 @@ answer (500): nothing is acknowledged that may not be on disk.
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import Any, Awaitable, Callable
 
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: methods that never write: their answers are not held back
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -67,11 +70,11 @@ def acknowledge_after_sync(group: Callable[[], GroupSync | None]) -> Callable[[A
 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != "http" or scope.get("method", "GET") in READ_METHODS:  # type: ignore[operator]
+            if scope["type"] != "http" or scope.get("method", "GET") in READ_METHODS:
                 await app(scope, receive, send)
                 return
 
-            async def send_when_durable(message: Message) -> None:
+            async def send_when_durable(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     g = group()
                     if g is not None:
