@@ -7,7 +7,7 @@ The peer is the boardgame.io benchmark in ``../shared/peers/bgio`` (or ``--peer`
 Tonk-like game with hidden hands, in memory (its default storage, not durable).  It is copied
 to ``build/peer-bgio/`` and ``npm ci`` is run there once (``node`` and ``npm`` must be on PATH).
 
-Each round runs ``bench_service`` (tonk serve, SQLite, ``--durable``, a ``--seconds`` play
+Each round runs ``bench_service`` (tonk serve, SQLite, synchronous=FULL, a ``--seconds`` play
 phase) and then ``bench.js --storage memory`` with the same number of games and seconds; the
 machine's load average is printed before each run.  The output gives every run and the ratio of
 tonk's commands/s to boardgame.io's moves/s per round (a command and a move are each one
@@ -81,7 +81,7 @@ def lines(r: dict[str, Any]) -> list[str]:
         t, b = rd["tonk"]["service"], rd["bgio"]["service"]
         out += [
             f"round {i}:",
-            f"  tonk serve (SQLite, --durable; load {rd['load_before']['tonk']}): {t['commands_per_s']} commands/s over {t['seconds']} s, "
+            f"  tonk serve (SQLite, synchronous=FULL, durable; load {rd['load_before']['tonk']}): {t['commands_per_s']} commands/s over {t['seconds']} s, "
             f"p50/p99 {t['p50_ms']}/{t['p99_ms']} ms (all requests), {t['requests_per_s']} requests/s; clean {rd['tonk']['clean']}",
             f"  boardgame.io (memory, not durable; load {rd['load_before']['bgio']}): {b['moves_per_s']} moves/s over {b['seconds']} s, "
             f"p50/p99 {b['p50_ms']}/{b['p99_ms']} ms; clean {rd['bgio']['clean']}",

@@ -61,7 +61,6 @@ from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
-from .group_sync import GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import SafeJSONRequest, read_fields
@@ -325,13 +324,7 @@ def create_app(config: ServiceConfig) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         from ..storage.open import open_store
 
-        from ..storage.sqlite import SqliteEventStore
-
-        # durable on SQLite: commits do not wait for the disk; each writing request's answer
-        # waits for a shared fsync of the WAL instead (group commit, service/group_sync.py)
-        store = open_store(config.db, durable=False)
-        if config.durable and isinstance(store, SqliteEventStore):
-            group_sync[0] = GroupSync(store.sync_wal)
+        store = open_store(config.db, durable=config.durable)
         app.state.tables = Tables(store)
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)
@@ -347,12 +340,9 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await timer
             stopping.set()
             await follower  # its wait in a thread ends within one poll interval
-            group_sync[0] = None
             store.close()
 
-    group_sync: list[GroupSync | None] = [None]
     return Litestar(
-        middleware=[acknowledge_after_sync(lambda: group_sync[0])],
         route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
