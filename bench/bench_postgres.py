@@ -40,14 +40,15 @@ from bench.run import _best, recorded_games
 TARGETS = {"append_ratio": 0.5, "replay_ratio": 0.5, "audit_ratio": 0.2}
 
 
-def _server(dsn: str | None):
-    """(dsn, cluster or None): the named server, or a throwaway one."""
+def _server(dsn: str | None, durable: bool = False):
+    """(dsn, cluster or None): the named server, or a throwaway one (``durable``: fsync and
+    synchronous_commit on, PostgreSQL's defaults; otherwise both off)."""
     dsn = dsn or os.environ.get("TONK_PG_DSN")
     if dsn:
         return dsn, None
     from tests.support.pg_cluster import Cluster  # the tests' throwaway server (run from the checkout's root)
 
-    cluster = Cluster.start()
+    cluster = Cluster.start(durable=durable)
     return cluster.dsn, cluster
 
 

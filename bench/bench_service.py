@@ -14,8 +14,15 @@ the framework, server and client on this machine.  Afterwards every game is
 audited (``tonk audit --all --json``) and every command acknowledged over HTTP
 is checked to be in the store exactly once.
 
+The play phase lasts ``--seconds``: a table that reaches its hand limit is
+replaced by a new one (created and seated by the same task), so the phase is
+never a short burst; the output says how long it really played, how many
+commands (``POST .../commands``) and requests (views included) it made.
+
 With ``--postgres`` the store is a fresh schema on a PostgreSQL server
-(``--dsn``, else ``TONK_PG_DSN``, else a throwaway one, as ``bench_postgres``),
+(``--dsn``, else ``TONK_PG_DSN``, else a throwaway one: durable, fsync and
+synchronous_commit on, unless ``--no-durable``; the output names the server's
+settings as read back from it),
 and ``--nodes N`` starts N ``tonk serve`` processes on it: table ``i`` is
 played through node ``i mod N`` (a sticky load balancer), while every node's
 follower reads the store's global order; the bare ceiling is measured the same
@@ -97,16 +104,35 @@ def _lat(values: list[float]) -> dict[str, float]:
     return {f"p{p}_ms": round(1000 * _pct(values, p), 2) for p in (50, 95, 99)}
 
 
-async def _play_table(http: _Conn, created: dict, rng: random.Random, lat: list[float], acked: list[str], stop: float) -> int:
+async def _create_table(http: _Conn, hands: int) -> dict:
+    """A new table (two people and a random bot), both people seated with a seed: hand 1 is dealt."""
+    status, body = await http.request("POST", "/tables", None, {"seats": ["north", "east", "south"], "bots": {"south": "random"}, "hand_limit": hands})
+    if status != 201 and status != 200:
+        raise RuntimeError(f"POST /tables answered {status}: {body}")
+    for token in body["tokens"].values():  # each person sits down with a seed (the fair deal)
+        sat, answer = await http.request("POST", f"/tables/{body['table']}/sit", token, {"client_seed": secrets.token_hex(32)})
+        if sat != 200:
+            raise RuntimeError(f"sit answered {sat}: {answer}")
+    return body
+
+
+async def _play_table(http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float) -> tuple[int, int]:
+    """Play until ``stop``; a table that ends is replaced by a new one (its creation and seating are
+    requests of the play phase, not timed as commands).  Returns (commands, tables ended)."""
     table, tokens = created["table"], created["tokens"]
-    commands = 0
+    commands = ended = 0
     seat = next(iter(tokens))
     while time.perf_counter() < stop:
         t0 = time.perf_counter()
         status, view = await http.request("GET", f"/tables/{table}/view", tokens[seat])
         lat.append(time.perf_counter() - t0)
         if view["status"] == "ended":
-            return commands
+            ended += 1
+            created = await _create_table(http, hands)
+            table, tokens = created["table"], created["tokens"]
+            ids.append(table)
+            seat = next(iter(tokens))
+            continue
         to_act = view["view"]["to_act"]
         if to_act != seat:
             seat = to_act
@@ -120,7 +146,7 @@ async def _play_table(http: _Conn, created: dict, rng: random.Random, lat: list[
             raise RuntimeError(f"command refused: {status} {answer}")
         acked.append(cid)
         commands += 1
-    return commands
+    return commands, ended
 
 
 async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
@@ -132,16 +158,22 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
             raise RuntimeError(f"/ping answered {status}")
 
 
-async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dict[str, Any]:
+def _written(pids: list[int]) -> int:
+    """Bytes the server processes caused to be written to storage (Linux ``/proc/<pid>/io``)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/io") as f:
+                total += int(next(line for line in f if line.startswith("write_bytes:")).split()[1])
+        except (OSError, StopIteration):
+            return -1
+    return total
+
+
+async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None) -> dict[str, Any]:
     conns = [_Conn("127.0.0.1", ports[i % len(ports)]) for i in range(tables)]
-    created = []
-    for i in range(tables):
-        status, body = await conns[i].request("POST", "/tables", None, {"seats": ["north", "east", "south"], "bots": {"south": "random"}, "hand_limit": hands})
-        for token in body["tokens"].values():  # each person sits down with a seed (the fair deal): hand 1 is dealt
-            sat, answer = await conns[i].request("POST", f"/tables/{body['table']}/sit", token, {"client_seed": secrets.token_hex(32)})
-            if sat != 200:
-                raise RuntimeError(f"sit answered {sat}: {answer}")
-        created.append(body)
+    created = [await _create_table(conns[i], hands) for i in range(tables)]
+    ids = [c["table"] for c in created]
     # the ceiling first, then the tables: one connection per table, the same tasks for the same time
     bare_lat: list[float] = []
     t0 = time.perf_counter()
@@ -149,9 +181,12 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dic
     bare_s = time.perf_counter() - t0
     lat: list[float] = []
     acked: list[str] = []
+    w0 = _written(pids or [])
     t0 = time.perf_counter()
-    counts = await asyncio.gather(*(_play_table(conns[i], c, random.Random(i), lat, acked, t0 + seconds) for i, c in enumerate(created)))
+    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds) for i, c in enumerate(created)))
     play_s = time.perf_counter() - t0
+    commands = sum(c for c, _ in counts)
+    w1 = _written(pids or [])
     for c in conns:
         if c.writer is not None:
             c.writer.close()
@@ -160,15 +195,18 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float) -> dic
         "bare": {"requests": len(bare_lat), "seconds": round(bare_s, 2), "requests_per_s": round(len(bare_lat) / bare_s, 1), **_lat(bare_lat)},
         "service": {
             "requests": len(lat),
-            "commands": sum(counts),
+            "commands": commands,
             "seconds": round(play_s, 2),
             "requests_per_s": round(len(lat) / play_s, 1),
-            "commands_per_s": round(sum(counts) / play_s, 1),
+            "commands_per_s": round(commands / play_s, 1),
+            "tables_replaced": sum(e for _, e in counts),
+            # what the server processes wrote to storage during play (SQLite: WAL frames and
+            # checkpoints; PostgreSQL's own writes are not counted), per command
+            "server_write_bytes_per_command": round((w1 - w0) / commands) if commands and w0 >= 0 and w1 >= 0 else None,
             **_lat(lat),
         },
-        "tables_ended": None,
         "_acked": acked,
-        "_ids": [c["table"] for c in created],
+        "_ids": ids,
     }
 
 
@@ -185,11 +223,15 @@ def _check_store(db: Path | str, acked: list[str], ids: list[str]) -> dict[str, 
     for cid, n in conn.execute("SELECT command_id, count(DISTINCT game_id) FROM events WHERE command_id <> '' GROUP BY command_id"):
         stored[cid] = n
     ended = conn.execute("SELECT count(*) FROM games WHERE status = 'ended'").fetchone()[0]
+    if isinstance(db, str):  # what the server really did, whoever started it
+        settings = {k: conn.execute(f"SHOW {k}").fetchone()[0] for k in ("fsync", "synchronous_commit")}
+    else:
+        settings = {}
     conn.close()
     lost = [c for c in acked if c not in stored]
     doubled = [c for c, n in stored.items() if n != 1] + [c for c in set(acked) if acked.count(c) > 1]
     unacked = [c for c in stored if c not in set(acked)]
-    return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended}
+    return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended, "server_settings": settings}
 
 
 #: the benchmark's clients all come from loopback and create every table at once: no limit holds them back
@@ -221,7 +263,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
         if postgres:
             from .bench_postgres import Schemas, _server
 
-            server, cluster = _server(dsn)
+            server, cluster = _server(dsn, durable=durable)
             schemas = Schemas(server)
             db = schemas.fresh()
         log = open(Path(tmp) / "serve.log", "wb")
@@ -232,7 +274,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
                 proc, port = _start_node(db, log, durable)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds))
+            result = asyncio.run(_run(ports, tables, hands, seconds, [p.pid for p in procs]))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -248,7 +290,6 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
                 schemas.drop()
             if cluster is not None:
                 cluster.stop()
-    result.pop("tables_ended")
     result["durable"] = durable
     result["backend"] = "postgresql" if postgres else "sqlite"
     result["nodes"] = nodes
@@ -257,17 +298,26 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
     result["targets"] = {"ratio_to_bare": 0.25, "p99_ms": 100}
     result["met"] = result["ratio_to_bare"] >= 0.25 and s["p99_ms"] <= 100
     st = result["store"]
-    result["clean"] = st["audit"]["clean"] == st["audit"]["games"] == tables and st["lost"] == 0 and st["duplicated"] == 0
+    result["clean"] = st["audit"]["clean"] == st["audit"]["games"] == len(ids) and st["lost"] == 0 and st["duplicated"] == 0
     return result
+
+
+def _durability(r: dict[str, Any]) -> str:
+    if r["backend"] == "sqlite":
+        return "durable: synchronous=FULL" if r["durable"] else "NOT durable: synchronous=NORMAL"
+    st = r["store"].get("server_settings", {})
+    on = st.get("fsync") == "on" and st.get("synchronous_commit") not in ("off", "local", None)
+    return f"{'durable' if on else 'NOT durable'}: fsync={st.get('fsync')}, synchronous_commit={st.get('synchronous_commit')}"
 
 
 def lines(r: dict[str, Any]) -> list[str]:
     s, b = r["service"], r["bare"]
     return [
-        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}"
-        f"{'' if r['backend'] != 'sqlite' else ', synchronous=FULL' if r['durable'] else ', synchronous=NORMAL'}): {r['tables']} tables, {s['commands']} commands in {s['seconds']} s: {s['commands_per_s']} commands/s, "
-        f"{s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
-        f"bare /ping: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
+        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
+        f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
+        f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
+        f"written by the server per command: {s['server_write_bytes_per_command']} bytes",
+        f"bare /ping for {b['seconds']} s: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25: {'met' if r['ratio_to_bare'] >= 0.25 else 'NOT met'}), "
         f"p99 {s['p99_ms']} ms (target 100 ms: {'met' if s['p99_ms'] <= 100 else 'NOT met'})",
         f"store: audit {r['store']['audit']}, lost {r['store']['lost']}, duplicated {r['store']['duplicated']}, games ended {r['store']['games_ended']}",
@@ -279,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", type=int, default=50)
     p.add_argument("--hands", type=int, default=10)
     p.add_argument("--seconds", type=float, default=20.0)
-    p.add_argument("--no-durable", action="store_true", help="serve with synchronous=NORMAL")
+    p.add_argument("--no-durable", action="store_true", help="not durable: serve SQLite with synchronous=NORMAL; a throwaway PostgreSQL with fsync and synchronous_commit off")
     p.add_argument("--postgres", action="store_true", help="a PostgreSQL store (a fresh schema) instead of a SQLite file")
     p.add_argument("--nodes", type=int, default=1, help="tonk serve processes on the one store (more than 1 needs --postgres)")
     p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")

@@ -84,7 +84,9 @@ class Cluster:
             raise RuntimeError(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr.strip()}{extra}")
 
     @classmethod
-    def start(cls, bin: Path | None = None) -> "Cluster":
+    def start(cls, bin: Path | None = None, durable: bool = False) -> "Cluster":
+        """A throwaway server; ``durable`` keeps PostgreSQL's defaults (fsync, synchronous_commit and
+        full_page_writes on), otherwise all three are off (the tests' fast setting)."""
         bin = bin or find_bin()
         if bin is None:
             raise RuntimeError("no PostgreSQL server binaries (run .ci/setup-postgres, or set TONK_PG_DSN)")
@@ -99,10 +101,8 @@ class Cluster:
         try:
             cluster._run("initdb", "-D", str(cluster.data_dir), "-U", as_user or _whoami(), "--auth=trust",
                          "--encoding=UTF8", "--locale=C", "--no-sync")
-            opts = (
-                f"-p {cluster.port} -k {cluster.socket_dir} -c listen_addresses='' -c fsync=off "
-                "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
-            )
+            fast = "" if durable else "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            opts = f"-p {cluster.port} -k {cluster.socket_dir} -c listen_addresses='' {fast}-c max_connections=200"
             cluster._run("pg_ctl", "-D", str(cluster.data_dir), "-l", str(root / "server.log"), "-o", opts, "-w", "-t", "60", "start", log=True)
         except BaseException:
             shutil.rmtree(root, ignore_errors=True)

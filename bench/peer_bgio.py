@@ -1,0 +1,107 @@
+"""tonk's service next to boardgame.io's, side by side in one run, alternating.
+
+    .venv/bin/python -m bench.peer_bgio [--rounds 2] [--tables 50] [--seconds 20] [--peer DIR] [--json]
+
+The peer is the boardgame.io benchmark in ``../shared/peers/bgio`` (or ``--peer``, or
+``TONK_BGIO_PEER``): boardgame.io 0.50.2's own ``Server`` and ``Client`` over socket.io, a
+Tonk-like game with hidden hands, in memory (its default storage, not durable).  It is copied
+to ``build/peer-bgio/`` and ``npm ci`` is run there once (``node`` and ``npm`` must be on PATH).
+
+Each round runs ``bench_service`` (tonk serve, SQLite, synchronous=FULL, a ``--seconds`` play
+phase) and then ``bench.js --storage memory`` with the same number of games and seconds; the
+machine's load average is printed before each run.  The output gives every run and the ratio of
+tonk's commands/s to boardgame.io's moves/s per round (a command and a move are each one
+player's action, acknowledged to that player).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .bench_service import measure
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_PEER = ROOT.parent / "shared" / "peers" / "bgio"
+
+
+def _peer_copy(peer: Path) -> Path:
+    """A build/ copy of the peer with its node_modules installed (``npm ci`` once)."""
+    if not (peer / "bench.js").is_file():
+        raise SystemExit(f"peer_bgio: no bench.js in {peer} (give --peer or TONK_BGIO_PEER)")
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"peer_bgio: {tool} is not on PATH")
+    dest = ROOT / "build" / "peer-bgio"
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("bench.js", "server.js", "game.js", "package.json", "package-lock.json"):
+        shutil.copy2(peer / name, dest / name)
+    stamp = dest / "node_modules" / ".package-lock.json"
+    if not stamp.exists() or stamp.stat().st_mtime < (dest / "package-lock.json").stat().st_mtime:
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=dest, check=True, stdout=subprocess.DEVNULL)
+    return dest
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def _bgio(dest: Path, matches: int, seconds: float) -> dict[str, Any]:
+    done = subprocess.run(["node", "bench.js", "--storage", "memory", "--matches", str(matches), "--seconds", str(seconds), "--json"],
+                          cwd=dest, env={**os.environ, "NODE_ENV": "production"}, capture_output=True, text=True, timeout=20 * seconds + 120)
+    if not done.stdout.strip():
+        raise SystemExit(f"peer_bgio: bench.js failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def run(rounds: int, tables: int, seconds: float, peer: Path) -> dict[str, Any]:
+    dest = _peer_copy(peer)
+    out: dict[str, Any] = {"cores": os.cpu_count(), "rounds": []}
+    for i in range(rounds):
+        load_t = _load()
+        t = measure(tables=tables, hands=10, seconds=seconds, durable=True)
+        load_b = _load()
+        b = _bgio(dest, tables, seconds)
+        out["rounds"].append({
+            "tonk": t, "bgio": b, "load_before": {"tonk": load_t, "bgio": load_b},
+            "ratio": round(t["service"]["commands_per_s"] / b["service"]["moves_per_s"], 3),
+        })
+    return out
+
+
+def lines(r: dict[str, Any]) -> list[str]:
+    out = []
+    for i, rd in enumerate(r["rounds"], 1):
+        t, b = rd["tonk"]["service"], rd["bgio"]["service"]
+        out += [
+            f"round {i}:",
+            f"  tonk serve (SQLite, synchronous=FULL, durable; load {rd['load_before']['tonk']}): {t['commands_per_s']} commands/s over {t['seconds']} s, "
+            f"p50/p99 {t['p50_ms']}/{t['p99_ms']} ms (all requests), {t['requests_per_s']} requests/s; clean {rd['tonk']['clean']}",
+            f"  boardgame.io (memory, not durable; load {rd['load_before']['bgio']}): {b['moves_per_s']} moves/s over {b['seconds']} s, "
+            f"p50/p99 {b['p50_ms']}/{b['p99_ms']} ms; clean {rd['bgio']['clean']}",
+            f"  tonk / boardgame.io: {rd['ratio']} (target 0.5)",
+        ]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.peer_bgio")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--seconds", type=float, default=20.0)
+    p.add_argument("--peer", type=Path, default=Path(os.environ.get("TONK_BGIO_PEER", DEFAULT_PEER)))
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    r = run(a.rounds, a.tables, a.seconds, a.peer)
+    print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
+    return 0 if all(rd["tonk"]["clean"] and rd["bgio"]["clean"] for rd in r["rounds"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
