@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import msgspec
+from hidden_cards import hidden_swapped
 import pytest
 
 from tonk.variants import load_ruleset
@@ -13,7 +14,6 @@ from tonk.core.errors import SetupError
 from tonk.core.bots import BOTS, BotError, GreedyBot, RandomBot, bot_names, make_bot, register_bot
 from tonk.core.commands import DrawDiscard, DrawStock, Knock
 from tonk.application.simulate import SimConfig, play_game, simulate
-from tonk.core.state import State
 from tonk.core.views import PlayerView, player_view, visible_cards
 
 from sim_helpers import required_options
@@ -61,30 +61,13 @@ def test_random_bot_reaches_every_legal_action():
     assert seen == {Knock, DrawStock, DrawDiscard}
 
 
-def _hidden_swapped(state: State, viewer: str) -> State:
-    """The same position with the hidden cards moved around: the other players' hands and
-    the stock exchange cards (hand sizes, the table and the discard pile unchanged)."""
-    other = state.copy()
-    others = [p for p in state.players if p != viewer]
-    hidden = [c for p in others for c in other.hands[p]] + list(other.stock)
-    random.Random(99).shuffle(hidden)
-    i = 0
-    for p in others:
-        k = len(other.hands[p])
-        other.hands[p] = hidden[i : i + k]
-        i += k
-    other.stock = hidden[i:]
-    if other.drew == "stock" and other.to_act != viewer:
-        other.drawn_card = None
-    return other
-
 
 def test_a_bot_sees_only_its_players_view_two_positions_differing_in_hidden_cards():
     greedy = make_bot("greedy")
     compared = 0
     for game, view, legal in _positions(5, hands=30):
         me = game.to_act
-        swapped = _hidden_swapped(game.state, me)
+        swapped = hidden_swapped(game.state, me)
         assert swapped.hands != game.state.hands or not swapped.stock  # something really moved
         view2 = player_view(swapped, me)
         assert view2 == view  # the view hides exactly what was moved

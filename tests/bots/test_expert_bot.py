@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from hidden_cards import hidden_swapped
 import pytest
 
 from tonk.application.simulate import SimConfig, shuffle_deck, simulate
@@ -17,7 +18,6 @@ from tonk.core.bots import BotError, bot_names, make_bot
 from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
 from tonk.core.expert_bot import ExpertBot, better_than, turns_had
-from tonk.core.state import State
 from tonk.core.turn import can
 from tonk.core.views import player_view
 from tonk.variants import load_ruleset
@@ -87,21 +87,6 @@ def test_expert_plays_only_legal_actions_under_each_variant(variant):
     assert _play_checked(ruleset, 3, seed=7, hands=3, rollouts=4) > 5
 
 
-def _hidden_swapped(state: State, viewer: str, seed: int) -> State:
-    """The same position with the cards the viewer cannot see dealt differently among the
-    other hands and the stock (sizes, table and discard pile unchanged)."""
-    other = state.copy()
-    others = [p for p in state.players if p != viewer]
-    hidden = [c for p in others for c in other.hands[p]] + list(other.stock)
-    random.Random(seed).shuffle(hidden)
-    i = 0
-    for p in others:
-        k = len(other.hands[p])
-        other.hands[p] = hidden[i : i + k]
-        i += k
-    other.stock = hidden[i:]
-    return other
-
 
 def test_expert_sees_no_hidden_card_positions_differing_only_in_hidden_cards_decide_alike():
     ruleset = load_ruleset()
@@ -115,7 +100,7 @@ def test_expert_sees_no_hidden_card_positions_differing_only_in_hidden_cards_dec
             me = game.to_act
             legal = game.legal_actions()
             view = player_view(game.state, me)
-            swapped = _hidden_swapped(game.state, me, compared)
+            swapped = hidden_swapped(game.state, me, compared)
             view2 = player_view(swapped, me)
             assert view2 == view  # the view hides exactly what was moved
             moved += swapped.hands != game.state.hands

@@ -27,3 +27,20 @@ CONTRAST = """() => {
   }
   return out;
 }"""
+
+
+def only_this_file(page, path) -> list[str]:
+    """Let ``page`` load the file ``path`` and nothing else: every other request it makes is
+    aborted and its address noted in the list returned (empty when the file needs no network)."""
+    attempted: list[str] = []
+
+    def only_the_file(route):
+        if route.request.url.split("#")[0] == path.as_uri():
+            route.continue_()
+        else:
+            attempted.append(route.request.url)
+            route.abort()
+
+    page.on("request", lambda r: r.url.split("#")[0] == path.as_uri() or attempted.append(r.url))
+    page.route("**/*", only_the_file)
+    return attempted

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from page_checks import only_this_file
 from playwright.sync_api import expect
 
 from tonk.application.lab_report import lab_html, sentence
@@ -17,19 +18,9 @@ def test_the_report_opens_from_disk_with_no_request_and_shows_its_charts(page, t
     result = compare_rulesets(a, b)
     path = tmp_path / "lab.html"
     path.write_text(lab_html(result, "classic", "knock-limit"), encoding="utf-8")
-    attempted: list[str] = []
     violations: list[str] = []
-
-    def only_the_file(route):
-        if route.request.url.split("#")[0] == path.as_uri():
-            route.continue_()
-        else:
-            attempted.append(route.request.url)
-            route.abort()
-
-    page.on("request", lambda r: r.url.split("#")[0] == path.as_uri() or attempted.append(r.url))
     page.on("console", lambda m: "Content Security Policy" in m.text and violations.append(m.text))
-    page.route("**/*", only_the_file)
+    attempted = only_this_file(page, path)
     page.context.set_offline(True)
     try:
         page.goto(path.as_uri())

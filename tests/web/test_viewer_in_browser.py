@@ -18,7 +18,7 @@ from tonk import web
 from tonk.application.replay_document import replay_document
 from tonk.core.views import AUDITOR, HIDDEN
 from tonk.storage import EventStore
-from page_checks import CONTRAST
+from page_checks import CONTRAST, only_this_file
 
 pytestmark = pytest.mark.browser
 
@@ -169,17 +169,7 @@ def test_a_deep_link_opens_that_event_as_that_player(page, full_game):
 
 def test_the_file_works_from_disk_with_networking_disabled(page, full_game, screenshots):
     db, game, path = full_game
-    attempted: list[str] = []
-
-    def only_the_file(route):  # the file itself may load; every other request is aborted and noted
-        if route.request.url.split("#")[0] == path.as_uri():
-            route.continue_()
-        else:
-            attempted.append(route.request.url)
-            route.abort()
-
-    page.on("request", lambda r: r.url.split("#")[0] == path.as_uri() or attempted.append(r.url))
-    page.route("**/*", only_the_file)
+    attempted = only_this_file(page, path)  # the file itself may load; every other request is aborted and noted
     page.context.set_offline(True)
     try:
         open_viewer(page, path.as_uri() + "#e=10&as=*")
