@@ -61,12 +61,12 @@ class LadderConfig:
         return out
 
     def check(self) -> None:
+        for name in self.bots:  # an unknown name first: it is what is wrong with `--bot psychic`
+            check_bot_name(name)
         if len(self.bots) < 2:
             raise SimulationError("a ladder needs at least two bots")
         if len(set(self.bots)) != len(self.bots):
             raise SimulationError("name each bot once")
-        for name in self.bots:
-            check_bot_name(name)
         for cfg in self.runs(self.bots[0], self.bots[1]):
             cfg.check()
 

@@ -54,6 +54,7 @@ def test_bad_ladder_input_is_one_error_line():
     for args, words in (
         (["bots", "--ladder", "--bot", "greedy"], "at least two bots"),
         (["bots", "--ladder", "--bot", "greedy", "--bot", "psychic"], "unknown bot 'psychic'"),
+        (["bots", "--ladder", "--bot", "psychic"], "unknown bot 'psychic'"),
         (["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--hands", "0"], "--hands"),
         (["bots", "--bot", "greedy"], "--ladder"),
         (["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--variant", "no-such-rule"], "no-such-rule"),
