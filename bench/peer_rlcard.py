@@ -30,6 +30,13 @@ run without ``PYTHONDONTWRITEBYTECODE``: an installed package has its ``.pyc`` f
 With ``--before TONK`` (another installed tonk, e.g. the baseline venv that
 ``bench.compare`` builds), that executable's ``--no-store`` run is a fourth side,
 ``tonk_before``, in the same alternation.  JSON goes to ``bench/results/peer_rlcard.json``.
+
+On a busy machine times move with the load.  ``--instructions`` counts instead the
+instructions each side's whole process executes (valgrind's cachegrind, no cache
+simulation, ``PYTHONHASHSEED=0``): a 1-hand run (start-up) and a larger one per side,
+per action from their difference, the benchmark-size run extrapolated (start-up once).
+Instructions are not time (tonk runs fewer instructions per second than RLCard: more
+cache misses, more branches mispredicted), but they do not depend on the load.
 """
 
 from __future__ import annotations
@@ -191,6 +198,67 @@ def table(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# --- instruction counts: the same processes under valgrind (load-independent) -----------------
+
+
+def instructions(cmd: list[str], cwd: Path) -> tuple[int, dict[str, Any]]:
+    """Instructions executed by ``cmd`` as a whole process (valgrind's cachegrind, no cache
+    simulation, hash seed fixed) and its JSON output."""
+    import re
+    import shutil
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("error: --instructions needs valgrind on PATH")
+    env = _env()
+    env["PYTHONHASHSEED"] = "0"
+    done = subprocess.run(
+        [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise SystemExit(f"error: {' '.join(cmd)} failed under valgrind: {done.stderr.strip()[-500:]}")
+    m = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if m is None:
+        raise SystemExit("error: no instruction count in valgrind's output")
+    out = done.stdout
+    return int(m.group(1).replace(",", "")), json.loads(out[out.find("{") :])
+
+
+def measure_instructions(args: argparse.Namespace, small: int = 1) -> dict[str, Any]:
+    """Per side: the instructions of a 1-hand run (start-up) and of a run of ``--ir-tonk-hands``
+    or ``--ir-rlcard-hands`` hands; per action the difference over the actions between them;
+    the whole benchmark-size run extrapolated (start-up once, then per action)."""
+    python = rlcard_python(args.rlcard)
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="tonk-peer-rlcard-") as d:
+        tmp = Path(d)
+        for side in ("rlcard", "tonk") + (("tonk_before",) if args.before else ()):
+            full = run_side(side, python, args, tmp)["actions"]  # .pyc written; the benchmark-size run's actions
+            sizes = (small, args.ir_rlcard_hands if side == "rlcard" else args.ir_tonk_hands)
+            counts = []
+            for hands in sizes:
+                if side == "rlcard":
+                    cmd = [str(python), str(CHILD), str(hands), str(args.seed)]
+                else:
+                    cmd = tonk_command(hands, args.seed, None, args.before if side == "tonk_before" else None)
+                ir, rep = instructions(cmd, tmp)
+                counts.append((ir, rep["actions"]))
+            (ir0, a0), (ir1, a1) = counts
+            per_action = (ir1 - ir0) / (a1 - a0)
+            out[side] = {
+                "startup_instructions": ir0,
+                "per_action": round(per_action),
+                "runs": [{"instructions": ir, "actions": a} for ir, a in counts],
+                "benchmark_actions": full,
+                "whole_run_per_action": round((ir0 + per_action * (full - a0)) / full),
+            }
+            print(f"{side:<12} start-up {ir0 / 1e9:.2f} G instructions, {per_action / 1e3:.1f} k per action", file=sys.stderr)
+    for side in out:
+        if side != "rlcard":
+            out[side]["ratio_to_rlcard"] = round(out["rlcard"]["whole_run_per_action"] / out[side]["whole_run_per_action"], 2)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.peer_rlcard", description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5, help="timed runs of each side (alternating)")
@@ -198,6 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rlcard-hands", type=int, default=2_000, help="hands of gin rummy (about as many actions as tonk's 40,000 hands)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rlcard", default=RLCARD, help="the pip requirement of the peer")
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instead of timing: count the instructions each side executes under valgrind (load-independent; a few minutes)",
+    )
+    ap.add_argument("--ir-tonk-hands", type=int, default=4_000, help="with --instructions: hands of the larger tonk run")
+    ap.add_argument("--ir-rlcard-hands", type=int, default=200, help="with --instructions: hands of the larger RLCard run")
     ap.add_argument("--before", type=Path, help="another tonk executable (e.g. .bench/baseline-REV/venv/bin/tonk, see bench.compare) run as a fourth side, tonk_before, --no-store")
     args = ap.parse_args(argv)
     if args.rounds < 1 or args.tonk_hands < 1 or args.rlcard_hands < 1:
@@ -206,6 +281,17 @@ def main(argv: list[str] | None = None) -> int:
         args.before = args.before.resolve()
         if not args.before.is_file():
             ap.error(f"--before {args.before}: no such executable")
+    if args.instructions:
+        res = {"command": "python -m bench.peer_rlcard " + " ".join(sys.argv[1:]), "instructions": measure_instructions(args)}
+        for side, r in res["instructions"].items():
+            print(
+                f"{side:<12} start-up {r['startup_instructions']:,} instructions; {r['per_action']:,} per action; "
+                f"the benchmark-size run ({r['benchmark_actions']:,} actions) {r['whole_run_per_action']:,} per action"
+                + (f"; {r['ratio_to_rlcard']:.2f}x RLCard's actions per instruction" if "ratio_to_rlcard" in r else "")
+            )
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        (RESULTS / "peer_rlcard_instructions.json").write_text(json.dumps(res, indent=1) + "\n")
+        return 0
     res = measure(args)
     print(table(res))
     RESULTS.mkdir(parents=True, exist_ok=True)
