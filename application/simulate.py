@@ -37,6 +37,7 @@ import uuid
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Callable, Iterable, Sequence
 
 from ..core.bots import check_bot_name, make_bot
@@ -48,7 +49,7 @@ from ..core.game import Game
 from ..core.legal import legal_actions
 from ..core.ruleset import Ruleset, RulesetLoader
 from ..core.state import evolve
-from ..core.settlement import net_of
+from ..core.settlement import add_ledger
 from ..core.views import player_view
 from ..variants import load_ruleset
 from .sink import EventSink
@@ -131,9 +132,14 @@ def game_id_for(config: SimConfig, ruleset: Ruleset, index: int) -> str:
 
 def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
     """A uniformly random order of ``deck`` from ``rng`` (sorting by random keys: cheaper
-    than :meth:`random.Random.shuffle` in pure Python, and as uniform)."""
-    r = rng.random
-    return tuple(sorted(deck, key=lambda _c: r()))
+    than :meth:`random.Random.shuffle` in pure Python, and as uniform).
+
+    The key of each card is the next ``rng.random()``, drawn in deck order (``sorted``
+    computes every key once, first to last, before it sorts; the sort is stable).  The
+    key function is ``next`` on an iterator that calls ``rng.random`` (``partial(next,
+    draws)(card)`` is ``next(draws, card)``): no Python frame per card, about a sixth
+    fewer instructions per shuffle than ``lambda _c: rng.random()``, the same order."""
+    return tuple(sorted(deck, key=partial(next, iter(rng.random, None))))
 
 
 class Tally:
@@ -183,7 +189,7 @@ class Tally:
         self.endings[ended.end] += 1
         ledger = ended.ledger
         if ledger:  # an empty ledger changes no net and makes no winner
-            net = net_of(seat_of, ledger)
+            net = add_ledger(dict.fromkeys(seat_of, 0), ledger)  # net_of(seat_of, ledger)
             best = max(net.values())
             seat = self.seat
             for p, n in net.items():
@@ -220,8 +226,11 @@ class Tally:
         }
 
 
-def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | None = None) -> list[Event]:
-    """Play game ``index`` of ``config``; returns its events (and counts them into ``tally``)."""
+def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | None = None, keep: bool = True) -> list[Event]:
+    """Play game ``index`` of ``config``; returns its events (and counts them into ``tally``).
+
+    ``keep=False`` (a run without a store): the events are counted, not kept, and the
+    list returned is empty; each hand's events are dropped as soon as they are folded."""
     seed = game_seed(config.seed, index)
     seats = config.seats()
     seat_of = {p: i for i, p in enumerate(seats)}
@@ -233,7 +242,8 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=game_id_for(config, ruleset, index))
     state = game.state
     events = game.events
-    extend = events.extend
+    extend = events.extend if keep else None
+    dropped = 0  # events played and not kept (keep=False)
     base_deck = ruleset.deck
     # the hot loop: names bound locally; the view is built only for bots that read it
     choosers = {p: (b.choose, b.uses_view) for p, b in bots.items()}
@@ -242,7 +252,10 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
         evs = _decide(state, DealHand(deck=shuffle_deck(base_deck, deck_rng)), ruleset)
         for e in evs:
             _evolve(state, e)
-        extend(evs)
+        if extend is None:
+            dropped += len(evs)
+        else:
+            extend(evs)
         actions = 0
         while state.in_hand:
             p = state.to_act
@@ -251,7 +264,10 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
             evs = _decide(state, cmd, ruleset)
             for e in evs:
                 _evolve(state, e)
-            extend(evs)
+            if extend is None:
+                dropped += len(evs)
+            else:
+                extend(evs)
             actions += 1
             if actions > MAX_ACTIONS_PER_HAND:
                 raise SimulationError(
@@ -263,8 +279,8 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     game.end("simulation complete")
     if tally is not None:
         tally.games += 1
-        tally.events += len(events)
-    return events
+        tally.events += len(events) + dropped
+    return events if keep else []
 
 
 # --- many games ---------------------------------------------------------------------------------
@@ -286,10 +302,14 @@ def relaxed_gc(young: int = 50_000):
         gc.set_threshold(*old)
 
 
-def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, on_game: Callable[[int], None] | None = None) -> Tally:
+def run_games(
+    config: SimConfig, indices: Iterable[int], db: str | None = None, on_game: Callable[[int], None] | None = None, ruleset: Ruleset | None = None
+) -> Tally:
     """Play the games ``indices`` of ``config`` (appending each to the store at ``db``, one
-    transaction per game) and return their tally.  Runs in a worker process too."""
-    ruleset = config.ruleset()
+    transaction per game) and return their tally.  Runs in a worker process too.
+    ``ruleset``: ``config.ruleset()`` when the caller has built it already."""
+    if ruleset is None:
+        ruleset = config.ruleset()
     tally = Tally(config.players)
     store = None
     if db is not None:
@@ -299,7 +319,7 @@ def run_games(config: SimConfig, indices: Iterable[int], db: str | None = None, 
     try:
         with relaxed_gc():
             for index in indices:
-                events = play_game(config, ruleset, index, tally)
+                events = play_game(config, ruleset, index, tally, keep=store is not None)
                 if store is not None:
                     _append(store, events)
                 if on_game is not None:
@@ -387,11 +407,11 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
     worker, per batch of games with several).  A run into a store that stops early
     raises :class:`SimulationStopped`, saying which games are stored.
     """
-    config.check()
+    ruleset = config.check()
     if db is None:
-        return _run(config, db, progress)
+        return _run(config, db, progress, ruleset)
     try:
-        return _run(config, db, progress)
+        return _run(config, db, progress, ruleset)
     except KeyboardInterrupt:
         raise _stopped(config, db, "interrupted", True) from None
     except SimulationStopped:
@@ -402,11 +422,11 @@ def run(config: SimConfig, db: str | None = None, progress: Callable[[int], None
         raise _stopped(config, db, f"the simulation stopped: {exc}", False) from None
 
 
-def _run(config: SimConfig, db: str | None, progress: Callable[[int], None] | None) -> tuple[Tally, float]:
+def _run(config: SimConfig, db: str | None, progress: Callable[[int], None] | None, ruleset: Ruleset) -> tuple[Tally, float]:
     n = config.games
     start = time.perf_counter()
     if config.workers == 1:
-        tally = run_games(config, range(n), db, progress)
+        tally = run_games(config, range(n), db, progress, ruleset)
         return tally, time.perf_counter() - start
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed

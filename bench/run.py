@@ -25,7 +25,7 @@ two sides alternating, best of ``repeat`` each.  What is measured:
 5. ``audit``: every game re-run through the rules (``audit_events`` under its
    pinned ruleset) and the whole hash chain verified, in one scan of the
    archive (``EventStore.iter_verified_games`` checks each link while it
-   decodes), against the same raw limit.  Target ratio 0.2.  The path of
+   decodes), against the same raw limit.  Target ratio 0.3 (issue 24; 0.2 before).  The path of
    ``tonk audit --all`` (``audit_verified``: chain, conservation after every
    event, rules) is measured beside it.
 6. ``audit_memory``: peak RSS of a fresh process auditing an archive of
@@ -33,6 +33,9 @@ two sides alternating, best of ``repeat`` each.  What is measured:
    high-water mark (``VmHWM``; ``ru_maxrss`` is kept too, but on Linux it
    also counts the parent's size at the fork).
 7. ``startup``: wall time of ``tonk --help``.
+
+The peer comparison of random playouts (RLCard's bare gin-rummy engine, whole
+processes, start-up included) is ``bench/peer_rlcard.py`` (``python -m bench.peer_rlcard``).
 8. ``service``: 50 tables of HTTP clients against ``tonk serve`` against the same
    server's bare JSON endpoint (``bench/bench_service.py``).  Targets: ratio 0.25,
    p99 100 ms.
@@ -90,7 +93,7 @@ TARGETS = {
     "random_actions_per_s": 100_000,
     "append_ratio": 0.5,
     "replay_ratio": 0.5,
-    "audit_ratio": 0.2,
+    "audit_ratio": 0.3,  # issue 24 (0.2 before it)
 }
 
 
@@ -466,7 +469,7 @@ def table(results: dict) -> str:
         rows.append(("4 replay (read, decode, fold)", f"{_fmt(rp4['tonk_events_per_s'])} vs raw {_fmt(rp4['raw_events_per_s'])} events/s", f"ratio {rp4['ratio']:.2f} (target 0.5: {'met' if rp4['met'] else 'NOT met'})"))
     au = results.get("audit")
     if au:
-        rows.append(("5 audit (rules + hash chain)", f"{_fmt(au['tonk_events_per_s'])} vs raw {_fmt(au['raw_events_per_s'])} events/s", f"ratio {au['ratio']:.2f} (target 0.2: {'met' if au['met'] else 'NOT met'})"))
+        rows.append(("5 audit (rules + hash chain)", f"{_fmt(au['tonk_events_per_s'])} vs raw {_fmt(au['raw_events_per_s'])} events/s", f"ratio {au['ratio']:.3f} (target {TARGETS['audit_ratio']}: {'met' if au['met'] else 'NOT met'})"))
         c = au["tonk_audit_cli_path"]
         rows.append(("5 audit, tonk audit's per-game path", f"{_fmt(c['tonk_events_per_s'])} events/s", f"ratio {c['ratio']:.2f}"))
     sv = results.get("service")

@@ -153,6 +153,12 @@ def store_counts(path: str | None) -> tuple[int, int]:
         return store.game_count(), store.last_position()  # positions are gap-free: the number of events
 
 
+def _is_memory(path: str) -> bool:
+    from ..storage.open import is_memory
+
+    return is_memory(path)
+
+
 def store_line(store: dict) -> str:
     """What the run stored, and where, in one sentence."""
     from .render import safe
@@ -205,15 +211,15 @@ def simulate_cmd(
 ) -> None:
     """Simulate many hands between bots and report what happened."""
     from ..core.errors import TonkError
-    from ..storage.open import is_memory
 
+    # the store's modules (sqlite-utils: about 50 ms) are imported only when there is a store
     path = None if no_store else settings(ctx).db
     with reported():
         if db is not None and no_store:
             raise TonkError("give either --db PATH or --no-store, not both")
         if receipts is not None and no_store:
             raise TonkError("--receipts needs the games stored: drop --no-store")
-        if receipts is not None and path is not None and is_memory(path):
+        if receipts is not None and path is not None and _is_memory(path):
             raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
         if report_file is not None and not compare_with:
             raise TonkError("--report writes the comparison of two rulesets: give --compare too")
@@ -288,7 +294,6 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
     receipts, and say what the run stored: ``(result, store figures or None)``; an in-memory
     store (``--db :memory:``) says how many games it took and that it kept none."""
     from ..application.simulate import compare_rulesets, simulate
-    from ..storage.open import is_memory
     from .progress import progress
 
     runs = 2 if other is not None else 1
@@ -305,7 +310,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
         err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
     if path is None:
         return result, None
-    if is_memory(path):
+    if _is_memory(path):
         return result, {"path": str(path), "games_appended": config.games * runs, "kept": False}
     after = store_counts(path)
     return result, {

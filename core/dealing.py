@@ -39,7 +39,12 @@ def deal(
     pos = n * hand_size
     deck = tuple(deck)
     # card i goes to the (i mod n)-th player left of the dealer: each hand is a stride slice
-    hands = {p: deck[(i - d - 1) % n : pos : n] for i, p in enumerate(players)}
+    # (a plain loop: cheaper than a comprehension, which builds a function at every deal)
+    hands = {}
+    i = -d - 1
+    for p in players:
+        hands[p] = deck[i % n : pos : n]
+        i += 1
     if upcard:
         discard: tuple[str, ...] = (deck[pos],)
         pos += 1

@@ -308,9 +308,19 @@ def _deal(state: State, event: HandDealt) -> None:
     state.hand_no = event.hand_no
     state.dealer = event.dealer
     state.in_hand = True
-    state.hands = {p: list(event.hands.get(p, ())) for p in state.players}
-    state.stock = list(reversed(event.stock))
-    state.discard = list(reversed(event.discard))
+    # plain loops and in-place reversal: a deal is folded once a hand (cheaper than a
+    # comprehension and list(reversed(...)); the same lists)
+    dealt_hands = event.hands
+    hands = {}
+    for p in state.players:
+        hands[p] = list(dealt_hands.get(p, ()))
+    state.hands = hands
+    stock = list(event.stock)
+    stock.reverse()
+    state.stock = stock
+    discard = list(event.discard)
+    discard.reverse()
+    state.discard = discard
     if event.table:  # an explicit position with spreads on the table
         state.table = {s.id: Spread(s.id, s.owner, s.kind, tuple(s.cards), dict(s.jokers_as)) for s in event.table}
         state.next_spread_no = max([_spread_no(s.id) for s in event.table]) + 1

@@ -156,19 +156,30 @@ def _file_version(module: Any) -> str:
     return str(getattr(module, "__version__", "0"))
 
 
-def _dist_of(ep: metadata.EntryPoint) -> tuple[str, str]:
+def _dist_of(ep: metadata.EntryPoint, known: dict[int, tuple[str, str]] | None = None) -> tuple[str, str]:
+    """``(name, version)`` of the distribution that declares ``ep``.  Each read of a
+    distribution's name or version parses its metadata file (about 1.5 ms); ``known``
+    keeps the answer per distribution object (the entry points of one distribution
+    share it), so a distribution with many variants is parsed once."""
     dist = getattr(ep, "dist", None)
     if dist is None:
         return ("unknown", "0")
-    return (dist.metadata["Name"], dist.version)
+    if known is None:
+        known = {}
+    found = known.get(id(dist))
+    if found is None:
+        meta = dist.metadata
+        found = known[id(dist)] = (meta["Name"], meta["Version"])
+    return found
 
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
     """Every installed variant (cached for the process)."""
     reg = Registry()
+    known: dict[int, tuple[str, str]] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist, version = _dist_of(ep)
+        dist, version = _dist_of(ep, known)
         try:
             obj = ep.load()
             reg.add(obj, dist, version, "entry-point")
