@@ -64,7 +64,7 @@ from ..core.legal import legal_actions
 from ..core.names import check_name
 from ..core.turn import decide
 from ..core.views import AUDITOR, event_view, only_own_seed, player_view
-from ..storage.seats import SeatStore
+from ..storage.seats import SeatStore, token_hash
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
 from .table_types import (
@@ -188,6 +188,7 @@ class Tables:
         # its seats' settings), before anyone is told: the service holds what it shows of the
         # table until that write is on disk (service/group_sync.py)
         self.wrote: Callable[[str], None] = lambda table_id: None
+        self._seat_of: dict[tuple[str, str], str] = {}  # (table id, token's hash) -> seat, found before
 
     # --- creating --------------------------------------------------------------------
     def create(self, settings: TableSettings) -> CreatedTable:
@@ -395,9 +396,15 @@ class Tables:
         self.table(table_id)
         if not token:
             raise BadToken("this route needs the seat's token (Authorization: Bearer TOKEN)")
-        seat = self.seats.seat_for(table_id, token)
+        key = (table_id, token_hash(token))
+        seat = self._seat_of.get(key)  # a token's seat never changes (tokens are only ever added)
         if seat is None:
-            raise BadToken("the token is not a token of this table")
+            seat = self.seats.seat_for(table_id, token)
+            if seat is None:
+                raise BadToken("the token is not a token of this table")
+            if len(self._seat_of) >= 4 * CACHE_LIMIT:
+                self._seat_of.clear()
+            self._seat_of[key] = seat
         return seat
 
     # --- reading -----------------------------------------------------------------------
