@@ -90,6 +90,7 @@ def run(rounds: int, tables: int, seconds: float, peer: Path, postgres: bool = F
     with tempfile.TemporaryDirectory(prefix="tonk-peer-pg-") as tmp:
         started = postgres and dsn is None
         if started:
+            os.chmod(tmp, 0o755)  # pg.sh runs the server as the postgres user when run as root
             dsn = _pg_start(peer, Path(tmp) / "pg")
         try:
             for i in range(rounds):
