@@ -64,7 +64,7 @@ from ..core.legal import legal_actions
 from ..core.names import check_name
 from ..core.turn import decide
 from ..core.views import AUDITOR, event_view, only_own_seed, player_view
-from ..storage.seats import SeatStore
+from ..storage.seats import SeatStore, token_hash
 from ..storage.errors import ConcurrencyError
 from .adjudicate import ruleset_loader
 from .table_types import (
@@ -184,6 +184,11 @@ class Tables:
         self._told: dict[str, int] = {}  # per table id: the last seq its listeners were told of
         self._load_ruleset = ruleset_loader()  # each (variants, options) built once
         self.position = store.last_position()  # the global order, read up to here by catch_up
+        # called with a table's id after each write of this node that concerns it (its events,
+        # its seats' settings), before anyone is told: the service holds what it shows of the
+        # table until that write is on disk (service/group_sync.py)
+        self.wrote: Callable[[str], None] = lambda table_id: None
+        self._seat_of: dict[tuple[str, str], str] = {}  # (table id, token's hash) -> seat, found before
 
     # --- creating --------------------------------------------------------------------
     def create(self, settings: TableSettings) -> CreatedTable:
@@ -212,6 +217,7 @@ class Tables:
         admit()
         new, _, host_token = self._start(table.settings, people_tokens=False, links={"rematch_of": table_id})
         self.seats.link_rematch(table_id, new.id)
+        self.wrote(table_id)
         return RematchedTable(
             table=new.id, version=new.version, host_token=host_token, rematch_of=table_id, commitment=_commitment(new), server_seed_hash=_seed_hash(new), status=new.status
         )
@@ -290,6 +296,7 @@ class Tables:
         if table.version <= told:
             return
         self._told[table.id] = table.version
+        self.wrote(table.id)
         for listener in list(table.listeners):
             listener(table, told + 1, table.game.events[told:])
 
@@ -389,9 +396,15 @@ class Tables:
         self.table(table_id)
         if not token:
             raise BadToken("this route needs the seat's token (Authorization: Bearer TOKEN)")
-        seat = self.seats.seat_for(table_id, token)
+        key = (table_id, token_hash(token))
+        seat = self._seat_of.get(key)  # a token's seat never changes (tokens are only ever added)
         if seat is None:
-            raise BadToken("the token is not a token of this table")
+            seat = self.seats.seat_for(table_id, token)
+            if seat is None:
+                raise BadToken("the token is not a token of this table")
+            if len(self._seat_of) >= 4 * CACHE_LIMIT:
+                self._seat_of.clear()
+            self._seat_of[key] = seat
         return seat
 
     # --- reading -----------------------------------------------------------------------
@@ -454,6 +467,7 @@ class Tables:
                 raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed or the table closed)", current_version=table.version)
             stored[seat] = client_seed
             self.seats.set_private(table_id, CLIENT_SEEDS, stored)
+            self.wrote(table_id)
         table.client_seeds.update(stored)
         if table.waiting:
             try:
@@ -473,6 +487,7 @@ class Tables:
             return RematchLink(table=new)
         mine = rematch_token(token, new, seat)
         self.seats.add_token(new, seat, mine)  # once: a seat keeps the first hash recorded
+        self.wrote(table.id)
         return RematchLink(table=new, token=mine)
 
     def items(self, table_id: str, viewer: str, after: int = 0) -> list[StreamItem]:
@@ -559,6 +574,7 @@ class Tables:
             raise Forbidden("only the table's host token can close it")
         if not table.closing:
             self.seats.mark_closed(table_id)
+            self.wrote(table_id)
             table.closing = True
         with self._batch(table, ""):
             self._advance(table)

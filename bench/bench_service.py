@@ -51,7 +51,7 @@ from typing import Any
 
 import httpx
 
-TONK = str(Path(sys.executable).with_name("tonk"))
+TONK = str(Path(sys.executable).with_name("tonk"))  # --tonk: another build's, for before and after
 
 
 class _Conn:
@@ -234,13 +234,16 @@ def _check_store(db: Path | str, acked: list[str], ids: list[str]) -> dict[str, 
     return {"audit": summary, "lost": len(lost), "duplicated": len(doubled), "stored_not_acknowledged": len(unacked), "games_ended": ended, "server_settings": settings}
 
 
+#: the ``tonk`` that serves (``--tonk``); the store is checked with this checkout's
+_SERVER = [TONK]
+
 #: the benchmark's clients all come from loopback and create every table at once: no limit holds them back
 NO_LIMITS = ("--public-rate", "0", "--max-tables", "0", "--max-tables-per-client", "0")
 
 
 def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Popen, int]:
     port = _free_port()
-    proc = subprocess.Popen([TONK, "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([_SERVER[0], "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -304,7 +307,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
 
 def _durability(r: dict[str, Any]) -> str:
     if r["backend"] == "sqlite":
-        return "durable: synchronous=FULL" if r["durable"] else "NOT durable: synchronous=NORMAL"
+        return "durable: --durable, every answer and stream event after the fsync of what it shows" if r["durable"] else "NOT durable: --no-durable"
     st = r["store"].get("server_settings", {})
     on = st.get("fsync") == "on" and st.get("synchronous_commit") not in ("off", "local", None)
     return f"{'durable' if on else 'NOT durable'}: fsync={st.get('fsync')}, synchronous_commit={st.get('synchronous_commit')}"
@@ -333,8 +336,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--postgres", action="store_true", help="a PostgreSQL store (a fresh schema) instead of a SQLite file")
     p.add_argument("--nodes", type=int, default=1, help="tonk serve processes on the one store (more than 1 needs --postgres)")
     p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")
+    p.add_argument("--tonk", default=TONK, help="the tonk executable that serves (e.g. an older build's, for before and after)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
+    _SERVER[0] = a.tonk
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
     r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn)

@@ -31,7 +31,7 @@ def serve_cmd(
     keepalive: float = typer.Option(10.0, "--keepalive", min=0.05, max=15, metavar="SECONDS", help="Seconds between keep-alive comments on a quiet stream."),
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, metavar="SECONDS", help="Seconds a stream write may take before the client counts as not reading and is dropped."),
     shutdown_timeout: float = typer.Option(5.0, "--shutdown-timeout", min=0, max=3600, metavar="SECONDS", help="On SIGTERM or SIGINT: seconds for commands in flight to finish and open streams to end (each told the server stops, so its client reconnects) before the rest is cut off; then tonk serve exits with 0."),
-    durable: bool = typer.Option(True, "--durable/--no-durable", help="Commit each request with synchronous=FULL (survives a power cut) or NORMAL (survives a crash of tonk; faster)."),
+    durable: bool = typer.Option(True, "--durable/--no-durable", help="Show nothing before it is on disk: each answer and stream event waits for an fsync that covers the commits it shows (on SQLite a group commit: one fsync of the WAL for the commands that arrive together; survives a power cut); or --no-durable, without waiting for the disk (survives a crash of tonk; faster)."),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
     db: Optional[str] = db_option(),
 ) -> None:

@@ -61,6 +61,7 @@ from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
+from .group_sync import Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import SafeJSONRequest, read_fields
@@ -241,14 +242,14 @@ async def seat_events(
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
     after = resume_after(tables, table_id, seat, request.headers)
-    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability)
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
 async def spectator_events(table_id: str, request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
-    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, SPECTATOR, after)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, SPECTATOR, after, request.app.state.durability)
 
 
 def _ended_events(request: Request, game_id: str) -> list:
@@ -324,8 +325,16 @@ def create_app(config: ServiceConfig) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         from ..storage.open import open_store
 
-        store = open_store(config.db, durable=config.durable)
+        from ..storage.sqlite import SqliteEventStore
+
+        # durable on SQLite: commits do not wait for the disk; every answer and stream event
+        # waits for a shared fsync of the WAL that covers what it shows instead (group
+        # commit, service/group_sync.py)
+        store = open_store(config.db, durable=False)
+        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None)
+        app.state.durability = durability
         app.state.tables = Tables(store)
+        app.state.tables.wrote = durability.committed
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
@@ -340,9 +349,13 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await timer
             stopping.set()
             await follower  # its wait in a thread ends within one poll interval
+            app.state.durability = Durability()
+            if durability.group is not None:
+                await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
 
     return Litestar(
+        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
         route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
@@ -354,6 +367,7 @@ def create_app(config: ServiceConfig) -> Litestar:
                 "slots": TableSlots(config.max_tables, config.max_tables_per_client),
                 "stopping": asyncio.Event(),
                 "adjudicating": asyncio.Semaphore(1),
+                "durability": Durability(),  # the store's, once open (lifespan)
             }
         ),
         request_max_body_size=config.max_body,

@@ -18,6 +18,11 @@ Spectators (no token) see no hidden card: events arrive only once the hand
 they belong to has ended.  Their snapshot (the players, the status, the
 horizon) holds no state and has no ``id``: the game up to the horizon follows it.
 
+Nothing is sent before it is on disk: on a durable SQLite store every write (the opening
+and each batch of events) waits for the group commit's fsync that covers the table's last
+commit (``service/group_sync.py``), the same fsync that releases the answer of the command
+that made it; an fsync that fails ends the stream (the client reconnects).
+
 Bounded resources: each stream has a bounded queue; a client that stops
 reading (its queue overflows, or a write does not complete within
 ``write_timeout``) is dropped.  The route checks the token and answers errors
@@ -33,6 +38,7 @@ from typing import Any
 import msgspec
 
 from ..application.table_types import SPECTATOR, TableError
+from .group_sync import Durability
 
 _enc = msgspec.json.Encoder()
 
@@ -83,13 +89,16 @@ def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
     return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
 
 
-def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None):
+def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, durability: Durability | None = None):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
     fresh (``after`` None) or resumed after seq ``after``, until the game is over, the client
-    goes, or ``stopping`` is set (the server stops); auth is checked before it is made."""
+    goes, or ``stopping`` is set (the server stops); auth is checked before it is made.  Each
+    write waits until what it sends is on disk (``durability``; none: the store syncs each
+    commit itself)."""
+    durable = durability or Durability()
 
     async def app(scope, receive, send) -> None:
-        await _stream(tables, config, stopping, table_id, viewer, after, receive, send)
+        await _stream(tables, config, stopping, table_id, viewer, after, receive, send, durable)
 
     return app
 
@@ -101,7 +110,7 @@ def shutdown_message(sent: int) -> bytes:
     return f"retry: {RETRY_AFTER_SHUTDOWN_MS}\n".encode() + _message("shutdown", data)
 
 
-async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send) -> None:
+async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send, durable: Durability) -> None:
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -117,6 +126,7 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
         # noticed, or both (``sent`` keeps it from being sent twice)
         opening, sent = _opening(tables, table_id, viewer, after)
         write = functools.partial(_write, send, config, stopping)
+        await durable.table(table_id)  # nothing before it is on disk
         await write(opening)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         stop = asyncio.ensure_future(stopping.wait())
@@ -125,6 +135,7 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
                 # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
+                    await durable.table(table_id)  # the fsync that releases the answer of the command that stored them
                     await write(b"".join(_message(i.event["type"], i, i.seq) for i in items))
                     sent = items[-1].seq
                 if _finished(tables, table_id, viewer, sent) or sub.dropped:
@@ -144,8 +155,8 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
             stop.cancel()
         await write(b"", more=False)
     except (asyncio.TimeoutError, OSError):
-        # a client that stopped reading: returning with the response unfinished makes the
-        # server close the connection
+        # a client that stopped reading, or an fsync that failed (SyncFailed): returning with
+        # the response unfinished makes the server close the connection
         sub.dropped = True
     finally:
         table.listeners.discard(sub)

@@ -79,6 +79,7 @@ class SqliteEventStore(EventStore):
         self.db = db
         self._path = path
         self._conn: sqlite3.Connection = db.conn
+        self._wal_fd: int | None = None
         # a store of an older schema opened read only has no chain column: its rows are all version 1
         try:
             columns = {r[1] for r in self._conn.execute("PRAGMA table_info(events)")}
@@ -172,7 +173,27 @@ class SqliteEventStore(EventStore):
         return self._path
 
     def close(self) -> None:
+        if self._wal_fd is not None:
+            os.close(self._wal_fd)
+            self._wal_fd = None
         self.db.close()
+
+    def sync_wal(self) -> None:
+        """fsync the ``-wal`` file: every commit made so far on this connection is then on
+        disk (for a store opened with ``durable=False``, whose commits do not wait for the
+        disk; the service's group commit, :mod:`tonk.service.group_sync`).  Safe to call from
+        another thread than the one writing."""
+        if self._wal_fd is None:
+            try:
+                self._wal_fd = os.open(f"{self._path}-wal", os.O_RDONLY)
+            except FileNotFoundError:  # no WAL yet: nothing was committed through one
+                return
+            folder = os.open(os.path.dirname(os.path.abspath(self._path)), os.O_RDONLY)
+            try:
+                os.fsync(folder)  # the -wal file's name too, once
+            finally:
+                os.close(folder)
+        os.fsync(self._wal_fd)
 
     def default_key_path(self) -> Path:
         return key_path(self.path)

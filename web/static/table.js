@@ -34,6 +34,7 @@ let token = tokenFor(table);
 let seat = null;
 let current = null; // the latest SeatView
 let selected = [];
+let picks = 0; // the player's selection changes (a command's answer clears only the selection it was sent with)
 let target = null;
 let stream = null;
 let refreshing = null;
@@ -305,6 +306,7 @@ function sameCards(a, b) {
 }
 
 function toggleCard(code) {
+  picks += 1;
   selected = selected.includes(code) ? selected.filter((c) => c !== code) : [...selected, code];
   for (const b of $("hand").querySelectorAll("button.card")) b.setAttribute("aria-pressed", String(selected.includes(b.dataset.card)));
   updateControls();
@@ -312,6 +314,7 @@ function toggleCard(code) {
 
 function discardCard(code) {
   if (!mayDiscard(code)) return;
+  picks += 1;
   selected = [code];
   act("discard");
 }
@@ -666,13 +669,17 @@ async function act(action) {
     body.target = target;
   }
   busy = true;
+  const picked = picks;
   try {
     const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/commands", { token, body });
     if (!result) {
       showProblem({ message: "the server could not be reached, so the command may not have been played; the table is shown again once it is back" });
     } else if (result.ok) {
       showProblem(null);
-      selected = [];
+      // the stream may have shown the command's outcome before this answer came (two
+      // connections keep no order between them), and the player may have picked the next
+      // cards meanwhile: only the selection this command was sent with is let go
+      if (picks === picked) selected = [];
       addItems(result.data.events || [], true);
     } else {
       showProblem(result.data && result.data.error ? result.data.error : { message: errorText(result) });

@@ -1,0 +1,214 @@
+"""Group commit (service/group_sync.py): an answer waits for an fsync that started after its
+handler returned; answers that finish together share one fsync; a read of a table waits for
+the fsync of that table's last commit; a stream never sends an event before the fsync that
+covers it (the same one that releases the command's answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from typing import Any
+
+import pytest
+
+from seating import sit_at  # tests/support
+from tonk.service.group_sync import Durability, GroupSync, SyncFailed, acknowledge_after_sync
+from tonk.storage import EventStore
+
+
+class GatedSync:
+    """A sync that blocks until the test opens its gate; records each call's start."""
+
+    def __init__(self) -> None:
+        self.started = 0
+        self.gate = threading.Semaphore(0)
+        self.entered = threading.Semaphore(0)
+
+    def __call__(self) -> None:
+        self.started += 1
+        self.entered.release()
+        self.gate.acquire()
+
+
+async def _entered(s: GatedSync) -> None:
+    await asyncio.to_thread(s.entered.acquire)
+
+
+def test_a_wait_needs_an_fsync_that_started_after_it() -> None:
+    async def main() -> None:
+        s = GatedSync()
+        g = GroupSync(s)
+        a = asyncio.ensure_future(g.wait())
+        await _entered(s)  # fsync 1 runs (it covers a)
+        b = asyncio.ensure_future(g.wait())  # b's commit came after fsync 1 started
+        c = asyncio.ensure_future(g.wait())
+        await asyncio.sleep(0)
+        s.gate.release()  # fsync 1 ends: a is answered, b and c are not
+        await a
+        await _entered(s)  # fsync 2 (b's and c's, shared) started
+        assert not b.done() and not c.done()
+        s.gate.release()
+        await asyncio.gather(b, c)
+        assert s.started == 2 and g.syncs == 2
+        await g.wait_for(1)  # done already: no fsync more
+        assert s.started == 2
+
+    asyncio.run(main())
+
+
+def test_a_failed_fsync_fails_its_waiters_and_the_next_one_runs() -> None:
+    calls = []
+
+    def sync() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("disk gone")
+
+    async def main() -> None:
+        g = GroupSync(sync)
+        with pytest.raises(SyncFailed, match="disk gone"):
+            await g.wait()
+        with pytest.raises(SyncFailed):  # what fsync 1 was to cover is never said to be on disk
+            await g.wait_for(1)
+        await g.wait()
+        assert len(calls) == 2
+
+    asyncio.run(main())
+
+
+def _run_app(method: str, path: str, durability: Durability | None) -> list[str]:
+    order: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        order.append("handled")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def send(message: dict[str, Any]) -> None:
+        order.append(message["type"])
+
+    async def main() -> None:
+        wrapped = acknowledge_after_sync(lambda scope: durability)(app)
+        await wrapped({"type": "http", "method": method, "path": path}, None, send)  # type: ignore[arg-type]
+
+    asyncio.run(main())
+    return order
+
+
+def _logging(order: list[str]) -> GroupSync:
+    return GroupSync(lambda: order.append("fsync"))
+
+
+def test_a_writing_request_is_answered_after_the_fsync() -> None:
+    order: list[str] = []
+    d = Durability(_logging(order))
+    got = _run_app("POST", "/tables/t1/commands", d)
+    assert got[0] == "handled" and order == ["fsync"] and got[1:] == ["http.response.start", "http.response.body"]
+
+
+def test_a_read_of_a_table_waits_for_that_tables_last_commit_only() -> None:
+    order: list[str] = []
+    d = Durability(_logging(order))
+    d.committed("t1")  # a commit of t1, not yet on disk
+    assert _run_app("GET", "/tables/t2/view", d) == ["handled", "http.response.start", "http.response.body"]
+    assert order == []  # another table's commit holds nothing
+    assert _run_app("GET", "/tables/t1/view", d) == ["handled", "http.response.start", "http.response.body"]
+    assert order == ["fsync"]  # t1's view left after the fsync of its commit
+    assert _run_app("GET", "/tables/t1/view", d) == ["handled", "http.response.start", "http.response.body"]
+    assert order == ["fsync"]  # on disk already: no fsync more
+    d.committed("t3")
+    _run_app("GET", "/tables", d)  # the list shows every table's status
+    assert order == ["fsync", "fsync"]
+
+
+def test_reads_without_a_table_and_stores_that_sync_themselves_are_not_held() -> None:
+    order: list[str] = []
+    d = Durability(_logging(order))
+    d.committed("t1")
+    assert _run_app("GET", "/ping", d) == ["handled", "http.response.start", "http.response.body"]
+    assert _run_app("GET", "/static/table.js", d) == ["handled", "http.response.start", "http.response.body"]
+    assert order == []
+    nothing = Durability()  # PostgreSQL, or SQLite --no-durable
+    nothing.committed("t1")
+    assert _run_app("POST", "/tables/t1/commands", nothing) == ["handled", "http.response.start", "http.response.body"]
+    assert _run_app("POST", "/tables/t1/commands", None) == ["handled", "http.response.start", "http.response.body"]
+
+
+def test_a_stream_sends_a_move_only_after_the_fsync_that_covers_it(tmp_path) -> None:
+    """Another seat's stream must not show a move a power cut could still take back: with the
+    fsync held, the move is stored and told to the stream, and the stream waits; the fsync
+    done, the move is sent.  (Before, the stream sent it at once, ahead of the fsync and of the
+    author's answer.)"""
+    from tonk.application.table_types import TableSettings
+    from tonk.application.tables import Tables
+    from tonk.service.app import ServiceConfig
+    from tonk.service.streams import stream_app
+
+    log: list[str] = []
+    gate = threading.Event()
+    gate.set()
+
+    def sync() -> None:
+        gate.wait()
+        log.append("fsync done")
+
+    async def scenario() -> None:
+        with EventStore.open(tmp_path / "s.db") as store:
+            tables = Tables(store)
+            group = GroupSync(sync)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            for _ in range(20):  # a deal can end the hand at once: a table where someone may act
+                created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"])))
+                views = {s: tables.view(created.table, s) for s in ("ann", "bob")}
+                actor = next((s for s, v in views.items() if v.legal), None)
+                if actor is not None:
+                    break
+            else:
+                raise AssertionError("20 tables in a row ended their first hand at the deal")
+            other = "bob" if actor == "ann" else "ann"
+            disconnect = asyncio.Event()
+            opened = asyncio.Event()
+
+            async def send(message: dict[str, Any]) -> None:
+                body = message.get("body", b"")
+                if b"event: snapshot" in body:
+                    log.append("snapshot sent")
+                    opened.set()
+                elif b"\nevent: " in body or body.startswith(b"id: "):
+                    log.append("event sent")
+
+            async def receive() -> dict[str, Any]:
+                await disconnect.wait()
+                return {"type": "http.disconnect"}
+
+            app = stream_app(tables, ServiceConfig(keepalive=60), asyncio.Event(), created.table, other, None, durability)
+            streaming = asyncio.ensure_future(app({}, receive, send))
+            await asyncio.wait_for(opened.wait(), 60)  # a safety net against a hang, not a speed test
+            gate.clear()  # the disk is slow now
+            view = views[actor]
+            legal = dict(random.Random(5).choice([c for c in view.legal if c["action"] != "knock"] or view.legal))
+            action = legal.pop("action")
+            legal.pop("player", None)
+            tables.act(created.table, actor, action, {k: v for k, v in legal.items() if v not in (None, {})}, view.version, "c1")
+            log.append("move stored")
+            # let the stream run until it either sent the move or waits for an fsync
+            for _ in range(6000):
+                if "event sent" in log or group.waiters():
+                    break
+                await asyncio.sleep(0.01)
+            assert "event sent" not in log, log
+            gate.set()
+            for _ in range(6000):
+                if "event sent" in log:
+                    break
+                await asyncio.sleep(0.01)
+            disconnect.set()
+            await asyncio.wait_for(streaming, 60)
+            gate.set()
+
+    asyncio.run(scenario())
+    stored = log.index("move stored")
+    assert "fsync done" in log[stored:] and "event sent" in log[stored:], log
+    assert log.index("fsync done", stored) < log.index("event sent", stored), log

@@ -1,0 +1,86 @@
+"""The table page whichever comes first: a command's answer (its POST) or the seat's stream
+event of the same command. Two connections keep no order between them (and on a durable
+SQLite store one fsync releases both, service/group_sync.py), so the page must work either
+way. Here, in a real Chromium against a real ``tonk serve``, the answer to the player's draw is
+held back (Playwright's request routing: the command reaches the server, its answer waits)
+until the stream has shown the drawn card and the player has selected the card to discard;
+then the answer comes, and Discard must be enabled for that card.
+
+The bug it guards (found when the group commit first came, issue 24): the answer cleared the
+selection the player had made meanwhile, so Discard stayed disabled."""
+
+from __future__ import annotations
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
+    expect = None
+
+from table_helpers import api, playing_table
+
+pytestmark = pytest.mark.browser
+
+WAIT = 20000
+
+
+def _my_turn_to_draw(base: str) -> tuple[str, str]:
+    """A table where ann (the one person; two greedy bots) is to act and may draw: its id
+    and ann's token (a deal may end the hand at once: tried again, a bounded number of times)."""
+    for _ in range(10):
+        created = playing_table(base, seats=["ann", "bob", "cy"], bots={"bob": "greedy", "cy": "greedy"})
+        token = created["tokens"]["ann"]
+        seen = api(base, "GET", f"/tables/{created['table']}/view", token)
+        if seen["view"]["to_act"] == "ann" and any(c["action"] == "draw_stock" for c in seen["legal"]):
+            return created["table"], token
+    raise AssertionError("ten tables in a row gave ann no draw")
+
+
+def test_a_selection_made_before_the_commands_answer_comes_is_kept(chromium, service):
+    base, _db = service
+    table, token = _my_turn_to_draw(base)
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    held: list = []  # (route, the server's answer) of the command held back
+
+    def hold_answer(route) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        held.append((route, route.fetch()))  # the server has the command; the page waits for its answer
+
+    try:
+        page.goto(f"{base}/play/{table}?pace=0")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+        before = page.locator("body").get_attribute("data-version")
+        cards_before = page.locator("#hand button.card").count()
+        page.route(f"**/tables/{table}/commands", hold_answer)
+        page.click("#draw_stock")
+        # the stream's event of the draw, then the view it makes the page read again: the
+        # drawn card is in the hand while the answer is still held back
+        expect(page.locator("body")).not_to_have_attribute("data-version", before, timeout=WAIT)
+        expect(page.locator("#hand button.card")).to_have_count(cards_before + 1, timeout=WAIT)
+        assert len(held) == 1
+        page.locator("#hand button.card").last.click()  # the card to discard, chosen at once
+        expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
+        route, answer = held.pop()
+        route.fulfill(response=answer)  # the answer comes last
+        expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
+        expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
+        drawn = page.locator("body").get_attribute("data-version")
+        page.unroute(f"**/tables/{table}/commands")
+        page.click("#discard")
+        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
+        expect(page.locator("#problem")).to_have_text("")
+    finally:
+        for route, answer in held:
+            route.fulfill(response=answer)
+        context.close()
+    assert not errors, errors
