@@ -81,6 +81,8 @@ CONFIDENCE = 1.0
 MAX_REPLAYED_TURNS = 12
 #: samples drawn for the hand of the player who just played before one is kept regardless
 CONSISTENT_TRIES = 64
+#: variants that may refuse a knock at the start of a turn (then not knocking says nothing)
+KNOCK_REFUSING = frozenset({"hit-penalty", "mandatory-laydown"})
 #: read the other player's not knocking at the start of their last turn (heads-up, base knock)
 NO_KNOCK_EVIDENCE = True
 #: a playout longer than this many actions is abandoned (counted as no payment)
@@ -351,8 +353,8 @@ class ExpertBot:
         self._table: list[Any] = []  # the spreads on the table, read by the sampling of hands
         #: spreads and hits are the base game's (no variant changes them, no wild card)
         self._natural = ruleset.natural_spreads and ruleset.natural_hits and not ruleset.wild_cards
-        #: knocks are the base game's: at the start of a turn, no variant with a say in them
-        self._plain_knock = self._natural and ruleset.knock_timing == "start_of_turn" and not any("knock" in v for v in ruleset.variants)
+        #: knocks are the base game's: at the start of a turn, no variant that refuses one
+        self._plain_knock = self._natural and ruleset.knock_timing == "start_of_turn" and not any("knock" in v or v in KNOCK_REFUSING for v in ruleset.variants)
         self._points_total = sum(self.points.values())
         self.decisions = 0  # decisions taken by playouts (for the benchmark's cost per decision)
         self.playouts = 0

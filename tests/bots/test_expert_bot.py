@@ -211,6 +211,12 @@ def test_the_other_players_not_knocking_is_read_as_greedy_reads_it():
     assert checked > 50 and ruled_out > 0
 
 
+@pytest.mark.parametrize("variant", ["hit-penalty", "knock-limit", "knock-before-discard", "mandatory-laydown", "jokers-wild"])
+def test_not_knocking_is_read_only_where_a_knock_could_have_been_made(variant):
+    assert ExpertBot(ruleset=load_ruleset())._plain_knock
+    assert not ExpertBot(ruleset=load_ruleset((variant,), required_options(variant)))._plain_knock
+
+
 def test_a_noisy_gain_does_not_replace_the_greedy_choice():
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, -1.0, 1.0, -0.9]]) == 0
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0]]) == 1
