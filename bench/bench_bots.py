@@ -20,6 +20,8 @@ What is measured, exactly:
   counts the other processes' turns too) and ``time.perf_counter`` (wall).  Reported:
   the mean per decision, the mean per decision that ran playouts, the 95th percentile,
   and playouts per decision.
+* **Endings.**  Per bot over both seatings: its knocks (won, caught), tonk-outs and
+  outs by discard, from the simulation's per-seat counts.
 
 Results go to stdout and ``bench/results/bots.json`` (git-ignored).
 """
@@ -38,6 +40,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 Z95 = 1.959963984540054
+#: per bot, over both seatings: how its hands ended (the simulation's per-seat counts)
+ENDING_FIELDS = ("knocks", "knocks_won", "knocks_caught", "tonk_outs", "went_out")
 
 
 def _set_rollouts(rollouts: int) -> None:
@@ -59,6 +63,7 @@ def strength(hands: int, seed: int, workers: int, rollouts: int) -> dict[str, An
 
     out: dict[str, Any] = {"seatings": []}
     net = net_sq = n = 0
+    ends = {b: dict.fromkeys(ENDING_FIELDS, 0) for b in ("expert", "greedy")}
     ctx = multiprocessing.get_context("spawn")
     t0 = time.perf_counter()
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
@@ -66,6 +71,7 @@ def strength(hands: int, seed: int, workers: int, rollouts: int) -> dict[str, An
             config = SimConfig(hands=hands, players=2, bots=bots, seed=seed, hands_per_game=50)
             config.check()
             seat = bots.index("expert")
+            seat_bot = dict(enumerate(bots))
             chunks = [list(range(i, min(config.games, i + 2))) for i in range(0, config.games, 2)]
             futures = [pool.submit(_chunk, config, c, rollouts) for c in chunks]
             s_net = s_sq = s_n = 0
@@ -74,10 +80,14 @@ def strength(hands: int, seed: int, workers: int, rollouts: int) -> dict[str, An
                 s_net += d["seat"][seat]["net"]
                 s_sq += d["seat"][seat]["net_sq"]
                 s_n += d["hands"]
+                for i, row in enumerate(d["seat"]):
+                    for k in ENDING_FIELDS:
+                        ends[seat_bot[i]][k] += row[k]
             out["seatings"].append({"bots": list(bots), "hands": s_n, **_mean_ci(s_net, s_sq, s_n)})
             net, net_sq, n = net + s_net, net_sq + s_sq, n + s_n
     out.update(_mean_ci(net, net_sq, n))
     out["hands"] = n
+    out["endings"] = ends
     out["wall_seconds"] = time.perf_counter() - t0
     return out
 
@@ -171,7 +181,13 @@ def main(argv: list[str] | None = None) -> None:
         result["strength"] = s = strength(args.hands, args.seed, args.workers, args.rollouts)
         for row in s["seatings"]:
             print(f"  {' vs '.join(row['bots'])}: {row['hands']} hands, expert {row['mean_net']:+.3f} per hand ({row['ci'][0]:+.3f} to {row['ci'][1]:+.3f})")
-        print(f"strength: expert against greedy, {s['hands']} hands, seats swapped: {s['mean_net']:+.3f} stake per hand, 95% interval {s['ci'][0]:+.3f} to {s['ci'][1]:+.3f} ({s['wall_seconds']:.0f} s wall, {args.workers} workers)")
+        for b, e in s["endings"].items():
+            print(
+                f"  {b}: {e['knocks']} knocks ({e['knocks_won']} won, {e['knocks_caught']} caught), {e['tonk_outs']} tonk-outs, {e['went_out']} out by discard"
+            )
+        print(
+            f"strength: expert against greedy, {s['hands']} hands, seats swapped: {s['mean_net']:+.3f} stake per hand, 95% interval {s['ci'][0]:+.3f} to {s['ci'][1]:+.3f} ({s['wall_seconds']:.0f} s wall, {args.workers} workers)"
+        )
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "bots.json").write_text(json.dumps(result, indent=2))

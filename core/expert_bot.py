@@ -15,7 +15,10 @@ The bot is given what any bot is given, its player's :class:`~tonk.core.views.Pl
 2. **Worlds** (:meth:`ExpertBot.worlds`).  The unseen cards (the deck less every card it
    knows the place of) are dealt at random into the other hands (beside the cards known to
    be there), the stock and the unseen part of the discard pile, each of the sizes the view
-   gives: a *determinization* consistent with everything it observed.
+   gives: a *determinization* consistent with everything it observed.  The hand of the
+   player who just played is drawn again until it agrees with that turn read as a greedy
+   player's (the card thrown, the discard left, no spread kept, and, heads-up, the knock
+   it did not make at the start of the turn: :meth:`ExpertBot.knocked_then`).
 3. **Expected value** (:meth:`ExpertBot.choose`).  Each candidate action is played in each
    world on the engine's fast path (``decide`` and ``evolve`` on a :class:`State`, with the
    ruleset's own hooks, so every house rule that changes play applies), and the hand is
@@ -34,14 +37,17 @@ with one legal action asks nothing.
 
 The budget is counted in playouts, not time (``rollouts`` per decision, default
 :data:`DEFAULT_ROLLOUTS`), so a decision is deterministic for the random source it is
-given: the bot draws one number from ``rng`` per decision and seeds its worlds from it.
+given: the bot draws one number from ``rng`` per set of worlds and seeds them from it.
+A close decision (a candidate's gain near the bar :func:`better_than` sets, see
+:func:`is_close`) is weighed again on up to :data:`EXTRA_ROUNDS` more sets of worlds,
+the values pooled: the budget goes where more worlds can change the choice.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .bots import BotError, GreedyBot
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
@@ -63,6 +69,10 @@ DEFAULT_ROLLOUTS = 48
 DISCARD_CANDIDATES = 3
 #: weigh holding a spread (or a hit) against laying it down (see ExpertBot._choose)
 HOLD_SPREADS = True
+#: a close decision (see :func:`is_close`) is weighed again on this many more sets of worlds
+EXTRA_ROUNDS = 2
+#: see :func:`is_close`
+CLOSE_SE = 1.5
 #: a candidate replaces the greedy choice only if its mean gain is at least this (stake units)...
 MIN_GAIN = 0.05
 #: ... and this many standard errors of the paired differences above zero
@@ -70,15 +80,40 @@ CONFIDENCE = 1.0
 #: at most this many of a player's past turns are replayed to sample their hand
 MAX_REPLAYED_TURNS = 12
 #: samples drawn for the hand of the player who just played before one is kept regardless
-CONSISTENT_TRIES = 24
+CONSISTENT_TRIES = 64
+#: variants that may refuse a knock at the start of a turn (then not knocking says nothing)
+KNOCK_REFUSING = frozenset({"hit-penalty", "mandatory-laydown"})
+#: read the other player's not knocking at the start of their last turn (heads-up, base knock)
+NO_KNOCK_EVIDENCE = True
 #: a playout longer than this many actions is abandoned (counted as no payment)
 MAX_PLAYOUT_ACTIONS = 600
+
+
+class NoKnock(NamedTuple):
+    """What the other player's last turn start says (heads-up; see ExpertBot._no_knock)."""
+
+    took: str | None  # the bot's discard they took (their draw), if they did
+    shown: str  # the discard top they saw: the bot's discard
+    laid: tuple[str, ...]  # cards they laid on the table that turn
+    table: frozenset[str]  # the cards on the table when their turn started
+    my_size: int  # the bot's hand size then
+    my_turns: int  # the bot's completed turns then
+
+
+class Evidence(NamedTuple):
+    """The player who just played, the card they threw, the bot's discard they left (heads-up),
+    and what their not knocking says."""
+
+    player: str
+    thrown: str
+    passed: str | None
+    no_knock: NoKnock | None
 
 
 class HandMemory:
     """What the bot has seen of one hand (see the module's doc, step 1)."""
 
-    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads", "passed")
+    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads", "passed", "took", "table_then")
 
     def __init__(self, key: tuple[str, int], view: PlayerView):
         self.key = key
@@ -89,12 +124,16 @@ class HandMemory:
         self.turn_hits = 0  # this turn's hits and spreads by the bot (rules such as one-hit-per-turn read them)
         self.turn_spreads: list[str] = []
         self.passed: str | None = None  # heads-up: the bot's discard the other player did not take
+        self.took: str | None = None  # heads-up: the bot's discard the other player took (their draw)
+        self.table_then: frozenset[str] | None = None  # the cards on the table when the bot discarded
 
     def forget(self, view: PlayerView) -> None:
         """Drop what was remembered; keep only what the view shows."""
         self.pile = _fresh_pile(view)
         for s in self.known.values():
             s.clear()
+        self.took = None
+        self.table_then = None
 
     def observe(self, view: PlayerView) -> None:
         """Bring the memory up to ``view`` (a call in the bot's own turn)."""
@@ -122,6 +161,7 @@ class HandMemory:
         stock_draws = stock_then - view.stock_size
         takes = others - stock_draws  # draws from the discard pile
         self.passed = card if others == 1 and takes == 0 else None
+        self.took = card if others == 1 and takes == 1 else None
         if takes < 0 or takes > len(pile):
             self.forget(view)
             return
@@ -152,6 +192,7 @@ class HandMemory:
         t = type(cmd)
         if t is Discard:
             self.after_discard = (cmd.card, view.stock_size)
+            self.table_then = frozenset(c for s in view.table for c in s.cards)
         elif t is Hit:
             self.turn_hits += 1
         elif t is LaySpread:
@@ -190,6 +231,32 @@ def better_than(values: list[list[float]]) -> int:
         if mean >= MIN_GAIN and mean > CONFIDENCE * se and mean > best_gain:
             best, best_gain = c, mean
     return best
+
+
+def _paired_gains(values: list[list[float]]) -> list[tuple[float, float]]:
+    """Each candidate's mean gain over the baseline (paired, world by world) and its standard error."""
+    base = values[0]
+    out = []
+    for vals in values[1:]:
+        diffs = [v - b for v, b in zip(vals, base) if not (math.isnan(v) or math.isnan(b))]
+        n = len(diffs)
+        if n < 2:
+            out.append((0.0, math.inf))
+            continue
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        out.append((mean, math.sqrt(var / n)))
+    return out
+
+
+def is_close(values: list[list[float]]) -> bool:
+    """Whether more worlds could change the choice: some candidate's gain over the baseline
+    is positive but not clearly past the test of :func:`better_than` (within
+    ``CLOSE_SE`` standard errors of it)."""
+    for mean, se in _paired_gains(values):
+        if mean > 0 and se < math.inf and abs(mean - max(MIN_GAIN, CONFIDENCE * se)) < CLOSE_SE * se:
+            return True
+    return False
 
 
 def turns_had(view: PlayerView) -> dict[str, int]:
@@ -286,6 +353,9 @@ class ExpertBot:
         self._table: list[Any] = []  # the spreads on the table, read by the sampling of hands
         #: spreads and hits are the base game's (no variant changes them, no wild card)
         self._natural = ruleset.natural_spreads and ruleset.natural_hits and not ruleset.wild_cards
+        #: knocks are the base game's: at the start of a turn, no variant that refuses one
+        self._plain_knock = self._natural and ruleset.knock_timing == "start_of_turn" and not any("knock" in v or v in KNOCK_REFUSING for v in ruleset.variants)
+        self._points_total = sum(self.points.values())
         self.decisions = 0  # decisions taken by playouts (for the benchmark's cost per decision)
         self.playouts = 0
 
@@ -327,8 +397,7 @@ class ExpertBot:
                 taken = view.drawn_card if view.drew == "discard" else None
                 card = self.greedy._choose_discard(hand, [d.card for d in discards], taken, view.stock_size == 0)
                 candidates = [baseline, next(d for d in discards if d.card == card)]
-                values = self.evaluate(view, candidates, random.Random(rng.getrandbits(64)), mem)
-                return candidates[better_than(values)]
+                return candidates[self._weigh(view, candidates, rng, mem)]
             ranked = sorted(discards, key=lambda a: (-self.points.get(a.card, 10), a.card))
             picks: list[Any] = [a for a in [baseline, *ranked] if type(a) is Discard]
             candidates = list(dict.fromkeys(picks))[:DISCARD_CANDIDATES]
@@ -338,8 +407,18 @@ class ExpertBot:
         if baseline in candidates:
             candidates.remove(baseline)
         candidates.insert(0, baseline)
+        return candidates[self._weigh(view, candidates, rng, mem)]
+
+    def _weigh(self, view: PlayerView, candidates: list[Any], rng: random.Random, mem: HandMemory) -> int:
+        """The index of the candidate to play (:func:`better_than`), on more worlds while the
+        decision is close (:func:`is_close`, at most :data:`EXTRA_ROUNDS` more sets)."""
         values = self.evaluate(view, candidates, random.Random(rng.getrandbits(64)), mem)
-        return candidates[better_than(values)]
+        for _ in range(EXTRA_ROUNDS):
+            if not is_close(values):
+                break
+            more = self.evaluate(view, candidates, random.Random(rng.getrandbits(64)), mem)
+            values = [a + b for a, b in zip(values, more)]
+        return better_than(values)
 
     def evaluate(self, view: PlayerView, candidates: Sequence[Any], rng: random.Random, mem: HandMemory | None = None) -> list[list[float]]:
         """Each candidate's net (in the candidates' order) in each of the same sampled worlds
@@ -410,20 +489,59 @@ class ExpertBot:
             s.stock = cards
             yield s
 
-    def _evidence(self, view: PlayerView, mem: HandMemory) -> tuple[str, str, str | None] | None:
+    def _evidence(self, view: PlayerView, mem: HandMemory) -> Evidence | None:
         """At the start of its turn: the player who just played (to the bot's right), the card
-        they discarded (the discard top) and, heads-up, the bot's own discard they left."""
+        they discarded (the discard top) and, heads-up, the bot's own discard they left, and
+        what their not knocking says (:class:`NoKnock`, where it can be read)."""
         if view.drew is not None or view.discard_top is None or view.turn_no <= 1:
             return None
         n = len(view.players)
         prev = view.players[(view.players.index(view.viewer) - 1) % n]
         if turns_had(view).get(prev, 0) < 1:
             return None
-        return prev, view.discard_top, mem.passed
+        return Evidence(prev, view.discard_top, mem.passed, self._no_knock(view, mem))
 
-    def _consistent_hand(
-        self, cards: list[str], known: tuple[str, ...], k: int, turns: int, evidence: tuple[str, str, str | None], rng: random.Random
-    ) -> list[str]:
+    def _no_knock(self, view: PlayerView, mem: HandMemory) -> NoKnock | None:
+        """Heads-up, under the base game's knock: the other player started their last turn
+        without knocking, which a greedy player does only with a count above its threshold
+        (:meth:`GreedyBot.should_knock`: the bot's hand size, the mean of the cards it had
+        not seen, the bot's turns).  ``None`` where this cannot be read."""
+        if not NO_KNOCK_EVIDENCE or not self._plain_knock or len(view.players) != 2 or mem.table_then is None:
+            return None
+        mine = view.viewer
+        shown = mem.took if mem.took is not None else mem.passed
+        if shown is None or (mem.took is not None and view.stock_size == 0):
+            return None  # not read from memory, or an empty stock (greedy does not knock then)
+        on_table = [c for sp in view.table for c in sp.cards]
+        laid = tuple(c for c in on_table if c not in mem.table_then)
+        return NoKnock(mem.took, shown, laid, mem.table_then, len(view.hand or ()), turns_had(view).get(mine, 0))
+
+    def knocked_then(self, hand: list[str], thrown: str, nk: NoKnock, drawn: str) -> bool:
+        """Whether a greedy player holding ``hand`` now, having drawn ``drawn`` and thrown
+        ``thrown`` (and laid ``nk.laid``), would have knocked at the start of that turn
+        (:meth:`GreedyBot.should_knock` on its hand then and what it saw then)."""
+        cards = hand + [thrown, *nk.laid]
+        if drawn in cards:
+            cards.remove(drawn)
+        value = self.points.get
+        count = sum(value(c, 10) for c in cards)
+        if count <= GreedyBot.KNOCK_ALWAYS:
+            return True
+        seen = set(cards) | nk.table | {nk.shown}
+        left = len(self.points) - len(seen)
+        mean = (self._points_total - sum(value(c, 10) for c in seen)) / left if left > 0 else 0.0
+        est = nk.my_size * mean * GreedyBot.DECAY**nk.my_turns
+        return count <= GreedyBot.KNOCK_RATIO * est
+
+    def _would_have_knocked(self, hand: list[str], thrown: str, nk: NoKnock, known: tuple[str, ...], rng: random.Random) -> bool:
+        """:meth:`knocked_then` with the card drawn: the bot's discard if they took it, else one
+        of the cards they now hold, threw or laid (not one known to be theirs before), at random."""
+        if nk.took is not None:
+            return self.knocked_then(hand, thrown, nk, nk.took)
+        fresh = [c for c in (*hand, thrown, *nk.laid) if c not in known]
+        return bool(fresh) and self.knocked_then(hand, thrown, nk, fresh[rng.randrange(len(fresh))])
+
+    def _consistent_hand(self, cards: list[str], known: tuple[str, ...], k: int, turns: int, evidence: Evidence, rng: random.Random) -> list[str]:
         """A likely hand (:meth:`_likely_hand`) that also agrees with what the player just did,
         read as a greedy player would have done it: the card they threw was worth at least
         every card they would rather have thrown, and the bot's discard they left (heads-up)
@@ -431,7 +549,7 @@ class ExpertBot:
         card that fits a spread on the table (a greedy player lays them down before
         discarding; asked only where spreads and hits are the base game's).  Up to ``CONSISTENT_TRIES``
         samples are drawn; the last one stands if none agrees."""
-        _, thrown, passed = evidence
+        _, thrown, passed, nk = evidence
         table = self._table
         natural = self._natural
         greedy = self.greedy
@@ -452,6 +570,8 @@ class ExpertBot:
                 continue
             if natural and (natural_spread_possible(hand) or any(natural_hit_fits(sp.kind, sp.cards, c) for sp in table for c in hand)):
                 continue  # a greedy player lays every spread and hit it can before it discards
+            if nk is not None and self._would_have_knocked(hand, thrown, nk, known, rng):
+                continue  # a greedy player with this hand would have knocked
             break
         return hand
 

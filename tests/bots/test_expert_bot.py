@@ -17,7 +17,8 @@ from tonk.core import Game
 from tonk.core.bots import BotError, bot_names, make_bot
 from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
-from tonk.core.expert_bot import ExpertBot, better_than, turns_had
+from tonk.core.events import CardDrawn
+from tonk.core.expert_bot import ExpertBot, better_than, is_close, turns_had
 from tonk.core.turn import can
 from tonk.core.views import player_view
 from tonk.variants import load_ruleset
@@ -85,7 +86,6 @@ def test_expert_plays_only_legal_actions_under_each_variant(variant):
     except SetupError as exc:
         pytest.skip(f"{variant}: {exc}")
     assert _play_checked(ruleset, 3, seed=7, hands=3, rollouts=4) > 5
-
 
 
 def test_expert_sees_no_hidden_card_positions_differing_only_in_hidden_cards_decide_alike():
@@ -179,10 +179,56 @@ def test_expert_remembers_a_card_the_next_player_took():
     pytest.fail("no seed gave the position")
 
 
+def test_the_other_players_not_knocking_is_read_as_greedy_reads_it():
+    """Heads-up, at the start of the expert's turn, the greedy player's real hand, with the
+    card it really drew, never says it would have knocked at the start of the turn it just
+    played (it did not knock): the evidence is exact.  And it rules some hands out: a hand
+    of aces would have knocked."""
+    ruleset = load_ruleset()
+    checked = ruled_out = 0
+    for seed in range(8):
+        game = Game.new(["P1", "P2"], ruleset=ruleset, seed=seed)
+        expert = ExpertBot(ruleset=ruleset, rollouts=4)
+        greedy = make_bot("greedy", ruleset=ruleset)
+        rng, deck_rng = random.Random(seed), random.Random(seed + 1)
+        for _ in range(6):
+            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+            while game.in_hand:
+                p = game.to_act
+                view = player_view(game.state, p)
+                if p == "P2":
+                    game.play(greedy.choose(view, game.legal_actions(), rng))
+                    continue
+                cmd = expert.choose(view, game.legal_actions(), rng)
+                nk = expert._no_knock(view, expert.memory) if view.drew is None and view.turn_no > 1 else None
+                if nk is not None:
+                    drawn = next(e.card for e in reversed(game.state.hand_log) if isinstance(e, CardDrawn) and e.player == "P2")
+                    assert not expert.knocked_then(list(game.state.hands["P2"]), view.discard_top, nk, drawn)
+                    checked += 1
+                    aces = [c for c in ("AS", "AH", "AD", "AC") if c not in view.hand]
+                    ruled_out += expert.knocked_then(aces[:3], aces[3] if len(aces) > 3 else aces[0], nk, aces[0])
+                game.play(cmd)
+    assert checked > 50 and ruled_out > 0
+
+
+@pytest.mark.parametrize("variant", ["hit-penalty", "knock-limit", "knock-before-discard", "mandatory-laydown", "jokers-wild"])
+def test_not_knocking_is_read_only_where_a_knock_could_have_been_made(variant):
+    assert ExpertBot(ruleset=load_ruleset())._plain_knock
+    assert not ExpertBot(ruleset=load_ruleset((variant,), required_options(variant)))._plain_knock
+
+
 def test_a_noisy_gain_does_not_replace_the_greedy_choice():
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, -1.0, 1.0, -0.9]]) == 0
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0]]) == 1
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0], [2.0, 2.0, 2.0, 2.1]]) == 2
+
+
+def test_only_a_close_decision_is_weighed_on_more_worlds():
+    base = [0.0] * 8
+    assert not is_close([base, [-1.0, -1.0, -0.8, -1.2, -1.0, -0.9, -1.1, -1.0]])  # clearly worse
+    assert not is_close([base, [2.0, 2.1, 1.9, 2.0, 2.0, 2.1, 1.9, 2.0]])  # clearly better
+    assert is_close([base, [1.0, -1.0, 1.0, -0.8, 1.0, -1.0, 1.0, -0.9]])  # a small gain, a wide spread
+    assert not is_close([base])  # nothing to weigh
 
 
 def test_turns_had_counts_from_the_first_player():
