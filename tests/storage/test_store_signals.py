@@ -123,11 +123,28 @@ def interrupt_after(proc: subprocess.Popen, seconds: float) -> tuple[bytes, byte
     return proc.communicate(timeout=WAIT)
 
 
+def wait_until_reading(proc: subprocess.Popen, path: Path) -> None:
+    """Until the process has ``path`` open (its command is under way: start-up is over)."""
+    deadline = time.monotonic() + WAIT
+    target = str(path.resolve())
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the command finished before it could be interrupted"
+        fds = Path(f"/proc/{proc.pid}/fd")
+        try:
+            if any(os.readlink(fd) == target for fd in fds.iterdir()):
+                return
+        except (FileNotFoundError, PermissionError):  # an fd closed while listed
+            pass
+        time.sleep(0.005)
+    raise AssertionError(f"the command never opened {path}")
+
+
 def test_ctrl_c_during_import_says_nothing_was_imported(tmp_path, archive):
     _, f = archive
     db = tmp_path / "b.db"
     proc = start("--db", str(db), "import", str(f))
-    out, err = interrupt_after(proc, 1.0)
+    wait_until_reading(proc, f)  # not a time: a loaded machine can take a second to start
+    out, err = interrupt_after(proc, 0.05)
     assert proc.returncode == 130, err.decode()
     assert err.decode().strip().splitlines() == [
         f"interrupted: nothing was imported (an import is written in one transaction); the store {db} is consistent and unchanged"
