@@ -35,8 +35,10 @@ from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .seats import SeatTables
 
 #: a row of the chain check: game_id, seq, type, payload (the bytes hashed), hash, prev_hash,
-#: chain, recorded_at, command_id (:data:`~.chain.CHECK_COLUMNS`)
-ChainRow = tuple[str, int, str, bytes, str, str, int, str, str]
+#: chain, recorded_at, command_id (:data:`~.chain.CHECK_COLUMNS`); a back end may give None
+#: for prev_hash (the game's previous row's hash), recorded_at and command_id (the previous
+#: row's; ``""`` for a game's first row): see :func:`~.chain.check_chain`
+ChainRow = tuple[str, int, str, bytes, str, "str | None", int, "str | None", "str | None"]
 #: a row of the projection's scan: game_id, seq, payload, recorded_at
 ProjectionRow = tuple[str, int, "str | bytes", str]
 
@@ -447,14 +449,26 @@ class EventStore(ABC):
         last = GENESIS
         type_name = _TYPE_NAME_OF.get
         link_hash = scan_link_hash()
+        last_at = last_cmd = ""
         with self._reading():
             for game_id, seq, type_, data, hash_, prev_hash, chain, at, cmd in self._chain_rows(only):
+                if game_id != current:
+                    last_at = last_cmd = ""
+                # None: the value of the game's previous row (see ChainRow)
+                if at is None:
+                    at = last_at
+                else:
+                    last_at = at
+                if cmd is None:
+                    cmd = last_cmd
+                else:
+                    last_cmd = cmd
                 if game_id != current:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
                     current, events, ok, want, last = game_id, [], True, 1, GENESIS
                     append = events.append
-                    if seq == 1 and prev_hash == GENESIS and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
+                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event
@@ -470,7 +484,7 @@ class EventStore(ABC):
                     continue
                 if not ok:
                     continue
-                if seq != want or prev_hash != last:
+                if seq != want or (prev_hash is not None and prev_hash != last):
                     ok = False
                     continue
                 try:

@@ -210,17 +210,29 @@ def _check_row(
     return None
 
 
-def check_chain(rows: Iterable[tuple[str, int, str, str | bytes, str, str, int, str, str]]) -> Iterator[ChainFinding]:
+def check_chain(rows: Iterable[tuple[str, int, str, str | bytes, str, str | None, int, str | None, str | None]]) -> Iterator[ChainFinding]:
     """Check rows ``(game_id, seq, type, payload, hash, prev_hash, chain, recorded_at,
     command_id)`` (:data:`CHECK_COLUMNS`) ordered by game and seq; yield the first broken
-    link of each game (what follows a break rests on it)."""
+    link of each game (what follows a break rests on it).
+
+    A store may leave out what the previous row gives (the SQLite store's lean layout,
+    :mod:`.sqlite_layout`): ``prev_hash`` None is the hash of the game's previous row
+    (:data:`GENESIS` for its first), ``recorded_at`` or ``command_id`` None the previous
+    row's (``""`` for a game's first row)."""
     current = None
     want_seq = 1
     last_hash = GENESIS
     broken = False
+    row_hash = GENESIS
+    at = cmd = ""
     for game_id, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
         if game_id != current:
             current, want_seq, last_hash, broken = game_id, 1, GENESIS, False
+            row_hash, at, cmd = GENESIS, "", ""
+        prev_hash = row_hash if prev_hash is None else prev_hash
+        at = at if recorded_at is None else recorded_at
+        cmd = cmd if command_id is None else command_id
+        recorded_at, command_id, row_hash = at, cmd, hash_
         if broken:
             continue
         finding = _check_row(game_id, seq, want_seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id, last_hash)

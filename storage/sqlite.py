@@ -321,7 +321,7 @@ class SqliteEventStore(EventStore):
 
     def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
         if self._lean:
-            return lean.chain_rows(self._lean_rows(game_id))
+            return self._lean_rows(game_id)  # with None for what the previous row gives (base.ChainRow)
         sql = q.CHAIN_ROWS.format(payload="CAST(payload AS BLOB)", chain=self._chain)
         if game_id is None:
             return self._conn.execute(sql + " ORDER BY game_id, seq")

@@ -11,7 +11,8 @@ maps it to the game id) and each value in its smallest exact form:
   first), which every append and import stores; any other value is kept as its text;
 * ``recorded_at``: the microseconds since 1970-01-01T00:00:00Z when the text is exactly
   what :func:`at_text` makes of them (every time tonk records), else the text; NULL when
-  it is the previous row's (the other events of one append);
+  it is the previous row's (the other events of one append), except on the events the
+  ``games`` projection reads (:data:`TIMED`);
 * ``command_id``: NULL when it is the previous row's (the other events of one append), so
   the index of command ids takes one entry per append;
 * ``payload``: the canonical event bytes as text, or, when large, compressed (a blob,
@@ -34,6 +35,10 @@ from . import payload_zip
 from .chain import GENESIS
 from .projection import COLUMNS
 
+#: the events whose time the ``games`` projection reads keep it even when the previous row has
+#: the same (so that it is read without walking back)
+TIMED = frozenset({"game_started", "hand_ended", "game_ended"})
+TIMED_SQL = "('game_started', 'hand_ended', 'game_ended')"
 #: the text form of a recorded time (what :func:`~.append_rules.now` writes)
 AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _EPOCH = datetime(1970, 1, 1)
@@ -86,21 +91,31 @@ def hash_text(value: bytes | str) -> str:
 def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None) -> list[tuple[Any, ...]]:
     """The ``event_rows`` of one game's rows in schema 4's columns (game_id, seq, type, payload,
     recorded_at, hash, prev_hash, command_id, position, chain), appended in order after the
-    game's stored row whose hash is ``prev_of_first`` (None for a game with none)."""
+    game's stored row whose hash is ``prev_of_first`` (None for a game with none).
+
+    The hashes are those an append computed or an import checked against the computed ones
+    (lowercase hex, kept as their bytes); the migration of older rows goes through
+    :data:`FROM_SCHEMA_4`, which keeps any other value as text."""
     out = []
+    append = out.append
+    fromhex = bytes.fromhex
+    timed = TIMED
     prev_hash = GENESIS if prev_of_first is None else prev_of_first
     last_at: str | None = None
     last_cmd: str | None = None
+    at_v: int | str | None = None
     for _, seq, type_, payload, at, h, p, cmd, position, chain in rows:
-        out.append((
-            game, seq, type_, pack_text(payload),
-            None if at == last_at else at_value(at),
-            hash_value(h),
-            None if p == prev_hash else p,
-            None if cmd == last_cmd else cmd,
-            position, chain,
+        if at != last_at:
+            last_at = at
+            at_v = at_value(at)
+            stored_at = at_v
+        else:
+            stored_at = at_v if type_ in timed else None
+        append((
+            game, seq, type_, payload if len(payload) < _SMALL else payload_zip.pack(payload.encode("utf-8")),
+            stored_at, fromhex(h), None if p == prev_hash else p, None if cmd == last_cmd else cmd, position, chain,
         ))
-        prev_hash, last_at, last_cmd = h, at, cmd
+        prev_hash, last_cmd = h, cmd
     return out
 
 
@@ -108,19 +123,23 @@ def _at(value: int | str) -> str:
     return at_text(value) if type(value) is int else value  # type: ignore[return-value]
 
 
+def folded_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
+    """Rows of :data:`FOLDED_ROWS` with their recorded time as text."""
+    for game_id, seq, type_, payload, at in rows:
+        yield game_id, seq, type_, payload, _at(at) if at is not None else ""
+
+
 def chain_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    """Rows of :data:`SELECT_CHAIN` (ordered by game and seq) in the chain check's columns
-    (:data:`~.chain.CHECK_COLUMNS`), every value as recorded."""
+    """Rows of :data:`SELECT_CHAIN` (ordered by game and seq) with every value as recorded:
+    what a row leaves to the previous one filled in (as :func:`~.chain.check_chain` reads them)."""
     current = None
     last = GENESIS
     at = cmd = ""
     for game_id, seq, type_, payload, h, p, chain, at_v, cmd_v in rows:
         if game_id != current:
             current, last, at, cmd = game_id, GENESIS, "", ""
-        if type(h) is bytes:
-            h = h.hex()
         if at_v is not None:
-            at = _at(at_v)
+            at = at_v
         if cmd_v is not None:
             cmd = cmd_v
         yield game_id, seq, type_, payload, h, last if p is None else p, chain, at, cmd
@@ -137,12 +156,6 @@ def scan_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """Rows of :data:`SELECT_CHAIN` as the projection's scan (game_id, seq, payload, recorded_at)."""
     for game_id, seq, _, payload, _, _, _, at, _ in chain_rows(rows):
         yield game_id, seq, payload, at
-
-
-def folded_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    """Rows of :data:`FOLDED_ROWS` with their recorded time as text."""
-    for game_id, seq, type_, payload, at in rows:
-        yield game_id, seq, type_, payload, _at(at) if at is not None else ""
 
 
 #: a payload shorter than this (in characters) is shorter than payload_zip.MIN_SIZE bytes
@@ -182,10 +195,18 @@ HASH_ROWS = f"SELECT seq, type, hash FROM event_rows WHERE game = {_GAME} AND se
 _HAS_ROWS = "EXISTS (SELECT 1 FROM event_rows AS r WHERE r.game = k.game)"
 GAME_IDS = f"SELECT game_id FROM game_numbers AS k WHERE {_HAS_ROWS} ORDER BY game_id"
 GAME_COUNT = f"SELECT count(*) FROM game_numbers AS k WHERE {_HAS_ROWS}"
-#: ``{payload}``: the payload as the bytes hashed; then ``WHERE`` and ``ORDER BY`` follow
+#: a stored hash as its text
+HASH = "CASE WHEN typeof({v}) = 'blob' THEN lower(hex({v})) ELSE {v} END"
+#: a stored time as its text (NULL stays NULL: the previous row's); the same text as :func:`at_text`
+AT = (
+    "CASE WHEN typeof({v}) = 'integer' "
+    "THEN strftime('%Y-%m-%dT%H:%M:%S', {v} / 1000000, 'unixepoch') || printf('.%06dZ', {v} % 1000000) ELSE {v} END"
+)
+#: ``{payload}``: the payload as the bytes hashed; then ``WHERE`` and ``ORDER BY`` follow.  The
+#: rows of the chain check as :func:`~.chain.check_chain` reads them (None: the previous row's)
 SELECT_CHAIN = (
-    "SELECT k.game_id, r.seq, r.type, {payload}, r.hash, r.prev_hash, r.chain, r.recorded_at, r.command_id "
-    "FROM game_numbers AS k JOIN event_rows AS r ON r.game = k.game"
+    "SELECT k.game_id, r.seq, r.type, {payload}, " + HASH.format(v="r.hash") + ", r.prev_hash, r.chain, "
+    + AT.format(v="r.recorded_at") + ", r.command_id FROM game_numbers AS k JOIN event_rows AS r ON r.game = k.game"
 )
 GAME_COUNTS = (
     "SELECT k.game_id, count(*), sum(CASE WHEN r.type = 'hand_dealt' THEN 1 ELSE 0 END) "
@@ -234,7 +255,7 @@ TABLES = (
 FROM_SCHEMA_4 = f"""
     INSERT INTO event_rows (position, game, seq, type, payload, recorded_at, hash, prev_hash, command_id, chain)
     SELECT e.position, n.game, e.seq, e.type, tonk_pack(e.payload),
-           CASE WHEN e.recorded_at IS lag(e.recorded_at) OVER w THEN NULL ELSE tonk_at(e.recorded_at) END,
+           CASE WHEN e.recorded_at IS lag(e.recorded_at) OVER w AND e.type NOT IN {TIMED_SQL} THEN NULL ELSE tonk_at(e.recorded_at) END,
            tonk_hash(e.hash),
            CASE WHEN e.prev_hash IS coalesce(lag(e.hash) OVER w, '{GENESIS}') THEN NULL ELSE e.prev_hash END,
            CASE WHEN e.command_id IS lag(e.command_id) OVER w THEN NULL ELSE e.command_id END,

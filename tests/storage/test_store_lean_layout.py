@@ -15,7 +15,7 @@ import pytest
 from tonk.storage import EventStore
 from tonk.storage import payload_zip
 from tonk.storage.schema import SCHEMA_VERSION
-from tonk.storage.sqlite_layout import at_text, at_value, hash_value
+from tonk.storage.sqlite_layout import TIMED, at_text, at_value, hash_value
 
 FIXTURE = Path(__file__).parent / "fixtures" / "schema4.db"
 COLUMNS = "game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position, chain"
@@ -104,7 +104,9 @@ def test_the_lean_values(db, games, record, raw_conn):
     ).fetchall()
     assert all(r[1:3] == ("blob", 32) for r in rows)
     assert all(r[3] is None for r in rows)  # the previous row's hash
-    assert rows[0][4] == "integer" and all(r[4] == "null" for r in rows[1:])  # one append: one time
+    assert rows[0][4] == "integer"  # one append: one time, kept on the events the projection reads
+    assert all(r[4] == ("integer" if r[8] in TIMED else "null") for r in rows[1:])
+    assert {r[8] for r in rows if r[4] == "integer"} >= {"game_started", "hand_ended"}
     assert rows[0][5] == "" and all(r[5] is None for r in rows[1:])
     dealt = [r for r in rows if r[8] == "hand_dealt"]
     assert dealt and all(r[6] == "blob" for r in dealt)
