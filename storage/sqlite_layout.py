@@ -13,8 +13,9 @@ maps it to the game id) and each value in its smallest exact form:
   what :func:`at_text` makes of them (every time tonk records), else the text; NULL when
   it is the previous row's (the other events of one append), except on the events the
   ``games`` projection reads (:data:`TIMED`);
-* ``command_id``: NULL when it is the previous row's (the other events of one append), so
-  the index of command ids takes one entry per append;
+* ``command_id``: NULL when it is the previous row's (the other events of one append) and
+  not ``''`` (which costs no more than NULL), so the index of command ids takes one entry
+  per append;
 * ``payload``: the canonical event bytes as text, or, when large, compressed (a blob,
   :mod:`.payload_zip`: its exact bytes come back);
 * ``position``: the rowid (rows are stored in their global order, once);
@@ -96,7 +97,7 @@ def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None)
     The hashes are those an append computed or an import checked against the computed ones
     (lowercase hex, kept as their bytes); the migration of older rows goes through
     :data:`FROM_SCHEMA_4`, which keeps any other value as text."""
-    out = []
+    out: list[tuple[Any, ...]] = []
     append = out.append
     fromhex = bytes.fromhex
     timed = TIMED
@@ -104,6 +105,7 @@ def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None)
     last_at: str | None = None
     last_cmd: str | None = None
     at_v: int | str | None = None
+    stored_at: int | str | None
     for _, seq, type_, payload, at, h, p, cmd, position, chain in rows:
         if at != last_at:
             last_at = at
@@ -113,7 +115,7 @@ def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None)
             stored_at = at_v if type_ in timed else None
         append((
             game, seq, type_, payload if len(payload) < _SMALL else payload_zip.pack(payload.encode("utf-8")),
-            stored_at, fromhex(h), None if p == prev_hash else p, None if cmd == last_cmd else cmd, position, chain,
+            stored_at, fromhex(h), None if p == prev_hash else p, None if cmd == last_cmd and cmd else cmd, position, chain,
         ))
         prev_hash, last_cmd = h, cmd
     return out
@@ -258,7 +260,7 @@ FROM_SCHEMA_4 = f"""
            CASE WHEN e.recorded_at IS lag(e.recorded_at) OVER w AND e.type NOT IN {TIMED_SQL} THEN NULL ELSE tonk_at(e.recorded_at) END,
            tonk_hash(e.hash),
            CASE WHEN e.prev_hash IS coalesce(lag(e.hash) OVER w, '{GENESIS}') THEN NULL ELSE e.prev_hash END,
-           CASE WHEN e.command_id IS lag(e.command_id) OVER w THEN NULL ELSE e.command_id END,
+           CASE WHEN e.command_id IS lag(e.command_id) OVER w AND e.command_id <> '' THEN NULL ELSE e.command_id END,
            e.chain
     FROM events AS e JOIN game_numbers AS n ON n.game_id = e.game_id
     WINDOW w AS (PARTITION BY e.game_id ORDER BY e.seq)

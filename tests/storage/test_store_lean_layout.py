@@ -92,7 +92,13 @@ def test_a_migrated_store_takes_appends_and_keeps_verifying(old, games):
         assert store.verify() == [] and store.read(g.game_id) == g.events
         records = list(store.records(g.game_id))
         assert [r.command_id for r in records] == ["c1"] * 4 + ["c2"] * (len(g.events) - 4)
-        assert [r.prev_hash for r in records[1:]] == [r.hash for r in records[:-1]]
+    conn = sqlite3.connect(old)
+    stored = conn.execute(
+        "SELECT r.command_id FROM event_rows AS r JOIN game_numbers AS k ON k.game = r.game WHERE k.game_id = ? ORDER BY r.seq", (g.game_id,)
+    ).fetchall()
+    conn.close()
+    assert [c for (c,) in stored] == ["c1", None, None, None, "c2"] + [None] * (len(g.events) - 5)  # once per append
+    assert [r.prev_hash for r in records[1:]] == [r.hash for r in records[:-1]]
 
 
 def test_the_lean_values(db, games, record, raw_conn):
@@ -107,7 +113,7 @@ def test_the_lean_values(db, games, record, raw_conn):
     assert rows[0][4] == "integer"  # one append: one time, kept on the events the projection reads
     assert all(r[4] == ("integer" if r[8] in TIMED else "null") for r in rows[1:])
     assert {r[8] for r in rows if r[4] == "integer"} >= {"game_started", "hand_ended"}
-    assert rows[0][5] == "" and all(r[5] is None for r in rows[1:])
+    assert all(r[5] == "" for r in rows)  # no command id: '' costs what NULL costs
     dealt = [r for r in rows if r[8] == "hand_dealt"]
     assert dealt and all(r[6] == "blob" for r in dealt)
     assert all(r[6] == "text" for r in rows if r[8] in ("card_drawn", "card_discarded"))
