@@ -33,24 +33,16 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator
 
 from . import payload_zip
-from .chain import GENESIS
+from .chain import EPOCH, GENESIS, at_text
 from .projection import COLUMNS
 
 #: the events whose time the ``games`` projection reads keep it even when the previous row has
 #: the same (so that it is read without walking back)
 TIMED = frozenset({"game_started", "hand_ended", "game_ended"})
 TIMED_SQL = "('game_started', 'hand_ended', 'game_ended')"
-#: the text form of a recorded time (what :func:`~.append_rules.now` writes)
-AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_EPOCH = datetime(1970, 1, 1)
 _US = timedelta(microseconds=1)
 #: the times kept as integers: 1970-01-01 up to (not including) the year 10000
-_AT_MAX = (datetime(9999, 12, 31, 23, 59, 59, 999999) - _EPOCH) // _US
-
-
-def at_text(us: int) -> str:
-    """The recorded time ``us`` microseconds after 1970-01-01T00:00:00Z, as tonk writes it."""
-    return (_EPOCH + timedelta(microseconds=us)).strftime(AT_FORMAT)
+_AT_MAX = (datetime(9999, 12, 31, 23, 59, 59, 999999) - EPOCH) // _US
 
 
 def at_value(text: str) -> int | str:
@@ -59,7 +51,7 @@ def at_value(text: str) -> int | str:
     if len(text) != 27 or text[-1] != "Z":
         return text
     try:
-        us = (datetime.fromisoformat(text[:-1]) - _EPOCH) // _US
+        us = (datetime.fromisoformat(text[:-1]) - EPOCH) // _US
     except ValueError:
         return text
     if 0 <= us <= _AT_MAX and at_text(us) == text:
@@ -140,8 +132,10 @@ def chain_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     for game_id, seq, type_, payload, h, p, chain, at_v, cmd_v in rows:
         if game_id != current:
             current, last, at, cmd = game_id, GENESIS, "", ""
+        if type(h) is bytes:
+            h = h.hex()
         if at_v is not None:
-            at = at_v
+            at = _at(at_v)
         if cmd_v is not None:
             cmd = cmd_v
         yield game_id, seq, type_, payload, h, last if p is None else p, chain, at, cmd
@@ -205,10 +199,11 @@ AT = (
     "THEN strftime('%Y-%m-%dT%H:%M:%S', {v} / 1000000, 'unixepoch') || printf('.%06dZ', {v} % 1000000) ELSE {v} END"
 )
 #: ``{payload}``: the payload as the bytes hashed; then ``WHERE`` and ``ORDER BY`` follow.  The
-#: rows of the chain check as :func:`~.chain.check_chain` reads them (None: the previous row's)
+#: rows of the chain check as :func:`~.chain.check_chain` reads them (None: the previous row's;
+#: a hash as its bytes, a time as its microseconds)
 SELECT_CHAIN = (
-    "SELECT k.game_id, r.seq, r.type, {payload}, " + HASH.format(v="r.hash") + ", r.prev_hash, r.chain, "
-    + AT.format(v="r.recorded_at") + ", r.command_id FROM game_numbers AS k JOIN event_rows AS r ON r.game = k.game"
+    "SELECT k.game_id, r.seq, r.type, {payload}, r.hash, r.prev_hash, r.chain, r.recorded_at, r.command_id "
+    "FROM game_numbers AS k JOIN event_rows AS r ON r.game = k.game"
 )
 GAME_COUNTS = (
     "SELECT k.game_id, count(*), sum(CASE WHEN r.type = 'hand_dealt' THEN 1 ELSE 0 END) "
