@@ -238,12 +238,14 @@ def bench_append(tmp: Path, games: list, size: dict) -> dict:
 def raw_limit(path: Path) -> tuple[float, int]:
     """Plain sqlite3 scan of every row, msgspec decode into the event types, a count per type."""
     from tonk.core.events import Event
+    from tonk.storage import sqlite_layout as lean
 
     decoder = msgspec.json.Decoder(Event)
     conn = sqlite3.connect(path)
+    lean.register_functions(conn)  # the store's payloads, large ones compressed (tonk.storage.payload_zip)
     counts: dict = {}
     t0 = time.perf_counter()
-    for (payload,) in conn.execute("SELECT payload FROM events ORDER BY game_id, seq"):
+    for (_, _, payload) in conn.execute(lean.ALL_PAYLOADS):
         t = type(decoder.decode(payload))
         counts[t] = counts.get(t, 0) + 1
     dt = time.perf_counter() - t0

@@ -27,7 +27,7 @@ import msgspec
 from ..core.events import EVENT_TYPES, Event, GameStarted, decode
 from . import projection
 from .append_rules import EventRow, LastRow, checked_append, rows_after
-from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, check_chain, scan_link_hash
+from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_hash
 from .codec import Decoder, decode_error, decode_rows, first_event
 from .errors import StoreError, UnknownGame
 from .evidence_log import EvidenceTables
@@ -35,8 +35,11 @@ from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .seats import SeatTables
 
 #: a row of the chain check: game_id, seq, type, payload (the bytes hashed), hash, prev_hash,
-#: chain, recorded_at, command_id (:data:`~.chain.CHECK_COLUMNS`)
-ChainRow = tuple[str, int, str, bytes, str, str, int, str, str]
+#: chain, recorded_at, command_id (:data:`~.chain.CHECK_COLUMNS`); a back end may give None
+#: for prev_hash (the game's previous row's hash), recorded_at and command_id (the previous
+#: row's; ``""`` for a game's first row), the hash as its bytes and the time as its
+#: microseconds: see :func:`~.chain.check_chain`
+ChainRow = tuple[str, int, str, bytes, "str | bytes", "str | None", int, "str | int | None", "str | None"]
 #: a row of the projection's scan: game_id, seq, payload, recorded_at
 ProjectionRow = tuple[str, int, "str | bytes", str]
 
@@ -447,14 +450,24 @@ class EventStore(ABC):
         last = GENESIS
         type_name = _TYPE_NAME_OF.get
         link_hash = scan_link_hash()
+        last_at = last_cmd = ""
         with self._reading():
-            for game_id, seq, type_, data, hash_, prev_hash, chain, at, cmd in self._chain_rows(only):
+            for game_id, seq, type_, data, stored_hash, prev_hash, chain, stored_at, stored_cmd in self._chain_rows(only):
+                if game_id != current:
+                    last_at = last_cmd = ""
+                # None: the value of the game's previous row; bytes and numbers: see ChainRow
+                hash_ = stored_hash.hex() if type(stored_hash) is bytes else stored_hash
+                if stored_at is not None:
+                    last_at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
+                if stored_cmd is not None:
+                    last_cmd = stored_cmd
+                at, cmd = last_at, last_cmd
                 if game_id != current:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
                     current, events, ok, want, last = game_id, [], True, 1, GENESIS
                     append = events.append
-                    if seq == 1 and prev_hash == GENESIS and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
+                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event
@@ -470,7 +483,7 @@ class EventStore(ABC):
                     continue
                 if not ok:
                     continue
-                if seq != want or prev_hash != last:
+                if seq != want or (prev_hash is not None and prev_hash != last):
                     ok = False
                     continue
                 try:

@@ -27,6 +27,7 @@ call these functions with the row's columns.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from hashlib import sha256
 from typing import Callable, Iterable, Iterator, NamedTuple
 
@@ -42,6 +43,17 @@ CHAIN_VERSIONS = (1, 2)
 CHECK_COLUMNS = "game_id, seq, type, payload, hash, prev_hash, chain, recorded_at, command_id"
 
 _meta = msgspec.json.Encoder().encode
+
+
+#: the text form of a recorded time (what :func:`~.append_rules.now` writes)
+AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+EPOCH = datetime(1970, 1, 1)
+
+
+def at_text(us: int) -> str:
+    """The recorded time ``us`` microseconds after 1970-01-01T00:00:00Z, as tonk writes it
+    (a store may keep a time as its microseconds: :mod:`.sqlite_layout`)."""
+    return (EPOCH + timedelta(microseconds=us)).strftime(AT_FORMAT)
 
 
 class UnknownChainVersion(ValueError):
@@ -210,20 +222,38 @@ def _check_row(
     return None
 
 
-def check_chain(rows: Iterable[tuple[str, int, str, str | bytes, str, str, int, str, str]]) -> Iterator[ChainFinding]:
+def check_chain(
+    rows: Iterable[tuple[str, int, str, str | bytes, str | bytes, str | None, int, str | int | None, str | None]],
+) -> Iterator[ChainFinding]:
     """Check rows ``(game_id, seq, type, payload, hash, prev_hash, chain, recorded_at,
     command_id)`` (:data:`CHECK_COLUMNS`) ordered by game and seq; yield the first broken
-    link of each game (what follows a break rests on it)."""
+    link of each game (what follows a break rests on it).
+
+    A store may leave out what the previous row gives and keep values in a smaller form
+    (the SQLite store's lean layout, :mod:`.sqlite_layout`): ``prev_hash`` None is the hash
+    of the game's previous row (:data:`GENESIS` for its first), ``recorded_at`` or
+    ``command_id`` None the previous row's (``""`` for a game's first row); a ``hash`` of
+    bytes is its hex text, a ``recorded_at`` number its :func:`at_text`."""
     current = None
     want_seq = 1
     last_hash = GENESIS
     broken = False
-    for game_id, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
+    row_hash = GENESIS
+    at = cmd = ""
+    for game_id, seq, type_, payload, stored_hash, stored_prev, chain, stored_at, stored_cmd in rows:
         if game_id != current:
             current, want_seq, last_hash, broken = game_id, 1, GENESIS, False
+            row_hash, at, cmd = GENESIS, "", ""
+        hash_ = stored_hash.hex() if isinstance(stored_hash, bytes) else stored_hash
+        prev_hash = row_hash if stored_prev is None else stored_prev
+        if stored_at is not None:
+            at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
+        if stored_cmd is not None:
+            cmd = stored_cmd
+        row_hash = hash_
         if broken:
             continue
-        finding = _check_row(game_id, seq, want_seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id, last_hash)
+        finding = _check_row(game_id, seq, want_seq, type_, payload, hash_, prev_hash, chain, at, cmd, last_hash)
         if finding is not None:
             broken = True
             yield finding

@@ -20,30 +20,50 @@ from urllib.parse import quote
 
 from sqlite_utils import Database, Migrations
 
+from . import sqlite_layout as layout
 from .errors import StoreError
 from .evidence_log import create_tables as _evidence_tables
 
 APPLICATION_ID = 0x746F6E6B  # "tonk"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
-#: the append-only triggers on ``events``, by name, as created (``tonk verify`` checks they are there, unchanged)
-TRIGGERS = {
-    "events_no_update": (
-        "CREATE TRIGGER events_no_update BEFORE UPDATE ON events "
-        "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END"
-    ),
-    "events_no_delete": (
-        "CREATE TRIGGER events_no_delete BEFORE DELETE ON events "
-        "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END"
-    ),
-}
+#: the page size of a new store (an existing store keeps its own): small pages, so that a
+#: commit rewrites few bytes of each b-tree it touches (issue 24)
+PAGE_SIZE = 1024
+
+
+def _append_only(table: str) -> dict[str, str]:
+    return {
+        "events_no_update": (
+            f"CREATE TRIGGER events_no_update BEFORE UPDATE ON {table} "
+            "BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE is refused'); END"
+        ),
+        "events_no_delete": (
+            f"CREATE TRIGGER events_no_delete BEFORE DELETE ON {table} "
+            "BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE is refused'); END"
+        ),
+    }
+
+
+#: the append-only triggers on the events' table (``event_rows`` since schema 5), by name, as
+#: created (``tonk verify`` checks they are there, unchanged)
+TRIGGERS = _append_only("event_rows")
+#: the same on schema 4's ``events`` table (what migrations 1 to 4 create; a store of an older
+#: schema opened for reading only has them)
+LEGACY_TRIGGERS = _append_only("events")
+
+
+def is_lean(conn: sqlite3.Connection) -> bool:
+    """Whether the store's events are in the lean layout of schema 5 (:mod:`.sqlite_layout`)."""
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_rows'").fetchone() is not None
 
 
 def trigger_problems(conn: sqlite3.Connection) -> list[str]:
     """What is wrong with the append-only triggers: each one missing or changed."""
-    found = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'").fetchall())
+    table, triggers = ("event_rows", TRIGGERS) if is_lean(conn) else ("events", LEGACY_TRIGGERS)
+    found = dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,)).fetchall())
     problems = []
-    for name, sql in TRIGGERS.items():
+    for name, sql in triggers.items():
         if name not in found:
             problems.append(f"the append-only trigger {name} is missing: events can be changed in place")
         elif " ".join(found[name].split()) != " ".join(sql.split()):
@@ -68,7 +88,7 @@ def _events_and_games(db: Database) -> None:
         """
     )
     db.execute("CREATE INDEX events_command ON events (game_id, command_id) WHERE command_id <> ''")
-    for sql in TRIGGERS.values():
+    for sql in LEGACY_TRIGGERS.values():
         db.execute(sql)
     db.execute(
         """
@@ -101,7 +121,7 @@ def _global_position(db: Database) -> None:
         "CREATE TRIGGER events_position BEFORE INSERT ON events WHEN NEW.position < 1 "
         "BEGIN SELECT RAISE(ABORT, 'an event needs its global position'); END"
     )
-    db.execute(TRIGGERS["events_no_update"])
+    db.execute(LEGACY_TRIGGERS["events_no_update"])
     db.execute("CREATE UNIQUE INDEX events_position ON events (position)")
 
 
@@ -113,12 +133,37 @@ def _chain_version(db: Database) -> None:
     db.execute("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1")
 
 
+def _lean_events(db: Database) -> None:
+    """The events move to the lean layout (:mod:`.sqlite_layout`): ``event_rows``, keyed by
+    the position (the rowid: no second copy of the row), the game as a number, hashes as
+    bytes, ``prev_hash`` and the repeats of one append's time and command id left out; every
+    value comes back exactly.  ``events`` becomes a view showing the rows in schema 4's
+    columns; ``games`` a rowid table (its rows fit a small page)."""
+    conn = db.conn
+    conn.create_function("tonk_at", 1, layout.at_value, deterministic=True)
+    conn.create_function("tonk_hash", 1, layout.hash_value, deterministic=True)
+    conn.create_function("tonk_pack", 1, layout.pack_text, deterministic=True)
+    conn.execute(layout.TABLES[0])
+    conn.execute("INSERT INTO game_numbers (game_id) SELECT game_id FROM events GROUP BY game_id ORDER BY min(position), game_id")
+    conn.execute(layout.TABLES[1])
+    conn.execute(layout.FROM_SCHEMA_4)
+    conn.execute("DROP TABLE events")
+    conn.execute(layout.VIEW)
+    for sql in (*layout.TABLES[2:], *TRIGGERS.values(), *layout.VIEW_TRIGGERS):
+        conn.execute(sql)
+    conn.execute("ALTER TABLE games RENAME TO games_4")
+    conn.execute(layout.GAMES)
+    conn.execute("INSERT INTO games SELECT * FROM games_4 ORDER BY started_at, game_id")
+    conn.execute("DROP TABLE games_4")
+
+
 # The migrations in order: append, never edit or reorder an applied one.
 STEPS = (
     ("0001_events_games", _events_and_games),
     ("0002_evidence", _evidence_tables),
     ("0003_global_position", _global_position),
     ("0004_chain_version", _chain_version),
+    ("0005_lean_events", _lean_events),
 )
 
 migrations = Migrations("tonk")

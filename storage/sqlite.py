@@ -26,13 +26,14 @@ from urllib.parse import quote
 
 from sqlite_utils import Database
 
+from . import sqlite_layout as lean
 from . import statements as q
 from .append_rules import EventRow, LastRow
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .keys import key_path
-from .schema import SCHEMA_VERSION, inspect_file, migrate, trigger_problems
+from .schema import PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
 from .seats import SeatTables, SqlSeatTables
 from .statements import SQLITE, SqliteStatements, Statements
 
@@ -71,6 +72,44 @@ class SqliteTransaction:
         self._conn.executemany(SQLITE.games_write, rows)
 
 
+class LeanTransaction(SqliteTransaction):
+    """A write transaction on a store of the lean layout (:mod:`.sqlite_layout`)."""
+
+    _last: tuple[str, str] | None = None
+
+    def command_seen(self, game_id: str, command_id: str) -> bool:
+        return self._conn.execute(lean.BY_COMMAND, (game_id, command_id)).fetchone() is not None
+
+    def last(self, game_id: str) -> LastRow | None:
+        row = self._conn.execute(lean.LAST_ROW, (game_id,)).fetchone()
+        if not row:
+            return None
+        h = lean.hash_text(row[1])
+        self._last = (game_id, h)
+        return (row[0], h, row[2])
+
+    def last_position(self) -> int:
+        return int(self._conn.execute(lean.LAST_POSITION).fetchone()[0])
+
+    def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
+        conn = self._conn
+        game_id, first_seq = rows[0][0], rows[0][1]
+        found = conn.execute(lean.GAME_NUMBER, (game_id,)).fetchone()
+        game = int(found[0] if found else conn.execute(lean.NEW_GAME_NUMBER, (game_id,)).lastrowid or 0)
+        prev: str | None = None
+        if first_seq > 1:
+            prev = self._last[1] if self._last and self._last[0] == game_id else self.last(game_id)[1]  # type: ignore[index]
+        conn.executemany(lean.INSERT_ROW, lean.lean_rows(game, rows, prev))
+        conn.execute(lean.GAMES_WRITE, game_row)
+
+    def scan(self) -> Iterable[ProjectionRow]:
+        return lean.scan_rows(self._conn.cursor().execute(lean.SELECT_CHAIN.format(payload=lean.PAYLOAD) + " ORDER BY k.game_id, r.seq"))
+
+    def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self._conn.execute("DELETE FROM games")
+        self._conn.executemany(lean.GAMES_WRITE, rows)
+
+
 class SqliteEventStore(EventStore):
     """An open SQLite store.  Use :meth:`open_file` (or :meth:`EventStore.open`); close it,
     or use it as a context manager."""
@@ -87,6 +126,10 @@ class SqliteEventStore(EventStore):
             db.close()
             raise StoreError(f"{path}: cannot read the store ({exc})") from None
         self._chain = "chain" if "chain" in columns or not columns else "1"
+        #: the events in the lean layout of schema 5 (else schema 4's table, or older, read only)
+        self._lean = is_lean(self._conn)
+        if self._lean:
+            lean.register_functions(self._conn)
 
     # --- opening --------------------------------------------------------------------
     @classmethod
@@ -119,6 +162,8 @@ class SqliteEventStore(EventStore):
         try:
             conn = db.conn
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            if version is None:
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a new store (ignored once the file has pages)
             _enable_wal(conn, path)
             conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
             if version != SCHEMA_VERSION:
@@ -220,7 +265,7 @@ class SqliteEventStore(EventStore):
     @contextmanager
     def _transaction(self) -> Iterator[SqliteTransaction]:
         with self._write() as conn:
-            yield SqliteTransaction(conn)
+            yield LeanTransaction(conn) if self._lean else SqliteTransaction(conn)
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -269,19 +314,19 @@ class SqliteEventStore(EventStore):
     # --- reading --------------------------------------------------------------------
     def version(self, game_id: str) -> int:
         with self._reading():
-            return int(self._conn.execute(q.VERSION, (game_id,)).fetchone()[0])
+            return int(self._conn.execute(lean.VERSION if self._lean else q.VERSION, (game_id,)).fetchone()[0])
 
     def game_ids(self) -> list[str]:
         with self._reading():
-            return [r[0] for r in self._conn.execute(q.GAME_IDS)]
+            return [r[0] for r in self._conn.execute(lean.GAME_IDS if self._lean else q.GAME_IDS)]
 
     def game_count(self) -> int:
         with self._reading():
-            return int(self._conn.execute(q.GAME_COUNT).fetchone()[0])
+            return int(self._conn.execute(lean.GAME_COUNT if self._lean else q.GAME_COUNT).fetchone()[0])
 
     def last_position(self) -> int:
         with self._reading():
-            return int(self._conn.execute(q.LAST_POSITION).fetchone()[0])
+            return int(self._conn.execute(lean.LAST_POSITION if self._lean else q.LAST_POSITION).fetchone()[0])
 
     def wait_for_append(self, timeout: float) -> bool:
         """SQLite has no notification: a short sleep (at most ``timeout`` seconds), and
@@ -290,28 +335,42 @@ class SqliteEventStore(EventStore):
         return False
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
-        return self._conn.execute(q.PAYLOADS, (game_id,))
+        return self._conn.execute(lean.PAYLOADS if self._lean else q.PAYLOADS, (game_id,))
 
     def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
-        return self._conn.execute(q.ALL_PAYLOADS)
+        return self._conn.execute(lean.ALL_PAYLOADS if self._lean else q.ALL_PAYLOADS)
 
     def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
+        if self._lean:
+            return self._lean_rows(game_id)  # with None for what the previous row gives (base.ChainRow)
         sql = q.CHAIN_ROWS.format(payload="CAST(payload AS BLOB)", chain=self._chain)
         if game_id is None:
             return self._conn.execute(sql + " ORDER BY game_id, seq")
         return self._conn.execute(sql + " WHERE game_id = ? ORDER BY seq", (game_id,))
 
+    def _lean_rows(self, game_id: str | None, payload: str = lean.PAYLOAD_BYTES) -> sqlite3.Cursor:
+        sql = lean.SELECT_CHAIN.format(payload=payload)
+        if game_id is None:
+            return self._conn.execute(sql + " ORDER BY k.game_id, r.seq")
+        return self._conn.execute(sql + " WHERE k.game_id = ? ORDER BY r.seq", (game_id,))
+
     def _record_rows(self, game_id: str) -> Iterator[RecordRow]:
+        if self._lean:
+            return lean.record_rows(self._lean_rows(game_id, lean.PAYLOAD))
         return self._conn.execute(q.RECORD_ROWS.format(chain=self._chain), (game_id,))
 
     def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
-        return self._conn.execute(q.FEED_ROWS, (after, limit)).fetchall()
+        return self._conn.execute(lean.FEED_ROWS if self._lean else q.FEED_ROWS, (after, limit)).fetchall()
 
     def _first_payload(self, game_id: str) -> str | bytes:
+        if self._lean:
+            return self._conn.execute(lean.FIRST_PAYLOAD, (game_id,)).fetchone()[0]
         return str(self._conn.execute(q.FIRST_PAYLOAD, (game_id,)).fetchone()[0])
 
     def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
         with self._reading():
+            if self._lean:
+                return [(s, t, lean.hash_text(h)) for s, t, h in self._conn.execute(lean.HASH_ROWS, (game_id, after))]
             return self._conn.execute(q.HASH_ROWS, (game_id, after)).fetchall()
 
     def _game_rows(self, player: str | None = None, variant: str | None = None) -> list[tuple[Any, ...]]:
@@ -319,6 +378,8 @@ class SqliteEventStore(EventStore):
         return self._conn.execute(sql, args).fetchall()
 
     def _projection_sources(self) -> tuple[Iterable[tuple[str, int, int]], Iterable[tuple[str, int, str, str | bytes, str]]]:
+        if self._lean:
+            return self._conn.execute(lean.GAME_COUNTS).fetchall(), lean.folded_rows(self._conn.execute(lean.FOLDED_ROWS))
         return self._conn.execute(q.GAME_COUNTS).fetchall(), self._conn.execute(q.FOLDED_ROWS)
 
     def trigger_problems(self) -> list[str]:

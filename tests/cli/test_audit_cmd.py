@@ -12,6 +12,7 @@ import msgspec
 
 from tonk.variants import load_ruleset
 from tonk.core.events import CardDiscarded, HandEnded, encode
+from tonk.storage.payload_zip import as_text
 
 GENESIS = "0" * 64
 FINDING_KEYS = {"game_id", "check", "seq", "hand_no", "rule", "message", "expected", "recorded"}
@@ -23,13 +24,14 @@ def tamper(path: Path, game_id: str, seq: int, change, *, rechain: bool = False)
     conn = sqlite3.connect(path)
     conn.execute("DROP TRIGGER IF EXISTS events_no_update")
     (payload,) = conn.execute("SELECT payload FROM events WHERE game_id=? AND seq=?", (game_id, seq)).fetchone()
-    data = change(json.loads(payload))
+    data = change(json.loads(as_text(payload)))  # a large payload is stored compressed
     new = msgspec.json.encode(data, order="deterministic").decode()
     conn.execute("UPDATE events SET payload=? WHERE game_id=? AND seq=?", (new, game_id, seq))
     if rechain:
         rows = conn.execute("SELECT seq, payload, recorded_at, command_id FROM events WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
         prev = GENESIS
-        for s, p, at, cmd in rows:  # chain version 2 (docs/event-format.md)
+        for s, stored, at, cmd in rows:  # chain version 2 (docs/event-format.md)
+            p = as_text(stored)
             meta = json.dumps([at, cmd], ensure_ascii=False, separators=(",", ":"))
             h = sha256(prev.encode("ascii") + p.encode("utf-8") + b"\n" + meta.encode("utf-8")).hexdigest()
             conn.execute("UPDATE events SET hash=?, prev_hash=? WHERE game_id=? AND seq=?", (h, prev, game_id, s))

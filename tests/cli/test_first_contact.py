@@ -116,7 +116,7 @@ def test_piped_audit_findings_show_whole_hashes_and_ledgers(tmp_path):
     conn.execute("DROP TRIGGER events_no_update")
     conn.execute(
         "UPDATE events SET payload = replace(payload, '\"amount\":1', '\"amount\":3') "
-        "WHERE rowid = (SELECT max(rowid) FROM events WHERE type = 'hand_ended')"
+        "WHERE position = (SELECT max(position) FROM events WHERE type = 'hand_ended')"
     )
     conn.commit()
     conn.close()

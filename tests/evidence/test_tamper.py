@@ -221,7 +221,7 @@ def test_a_clean_archive_always_verifies_whatever_the_physical_row_order(archive
         path = archive.materialise(Path(tmp))
         if data.draw(st.booleans(), label="rows rewritten in reverse order"):
             conn = raw(path)
-            rows = conn.execute("SELECT * FROM events ORDER BY rowid DESC").fetchall()
+            rows = conn.execute("SELECT * FROM events ORDER BY position DESC").fetchall()
             conn.execute("BEGIN")
             drop_triggers(conn, "events")
             conn.execute("DELETE FROM events")

@@ -23,6 +23,7 @@ from tonk.core.events import encode
 from tonk.storage import EventStore, projection
 from tonk.storage.sqlite import SqliteEventStore
 from tonk.storage.chain import CHAIN_VERSION, link_suffix
+from tonk.storage.payload_zip import as_text
 from tonk.storage.jsonl import export_games, import_file
 from tonk.storage.schema import STEPS, TRIGGERS
 
@@ -56,7 +57,7 @@ def rows(db: Path, game_id: str) -> list[tuple]:
         f"SELECT seq, payload, recorded_at, command_id, hash, prev_hash, {chain} FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
     ).fetchall()
     conn.close()
-    return out
+    return [(seq, as_text(payload), *rest) for seq, payload, *rest in out]  # a large payload is stored compressed
 
 
 def append_by_command(db: Path, game, per: int = 5) -> None:

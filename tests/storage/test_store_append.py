@@ -12,7 +12,8 @@ import pytest
 from tonk.core.errors import TonkError
 from tonk.core.events import GameEnded, Knocked, decode, encode, event_type
 from tonk.storage import GENESIS, ConcurrencyError, EventStore, StoreError, UnknownGame
-from tonk.storage.schema import STEPS
+from tonk.storage.payload_zip import as_text
+from tonk.storage.schema import PAGE_SIZE, STEPS
 
 
 def test_append_whole_game_then_read_back_equal(db, games):
@@ -49,7 +50,8 @@ def test_stored_row_is_canonical_bytes_type_and_hash_chain(db, games, record, ra
     ).fetchall()
     conn.close()
     prev = GENESIS
-    for (seq, type_, payload, h, prev_hash, command_id, recorded_at), e in zip(rows, g.events):
+    for (seq, type_, stored, h, prev_hash, command_id, recorded_at), e in zip(rows, g.events):
+        payload = as_text(stored)  # a large payload is stored compressed (tonk.storage.payload_zip)
         assert payload.encode() == encode(e)
         assert type_ == event_type(e)
         assert prev_hash == prev
@@ -150,18 +152,28 @@ def test_triggers_refuse_update_and_delete(db, games, record, raw_conn):
 def test_schema_columns_not_null_wal_and_migrations(db, raw_conn):
     EventStore.open(db).close()
     conn = raw_conn(db)
-    cols = {r[1]: (r[2], r[3], r[5]) for r in conn.execute("PRAGMA table_info(events)")}
-    assert set(cols) == {"game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position", "chain"}
-    assert all(notnull for _, notnull, _ in cols.values())
-    assert (cols["game_id"][2], cols["seq"][2]) == (1, 2)  # primary key (game_id, seq)
+    # schema 4's columns, as a view of the lean rows
+    view = [r[1] for r in conn.execute("PRAGMA table_info(events)")]
+    assert view == ["game_id", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position", "chain"]
+    assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'events'").fetchone()[0] == "view"
+    cols = {r[1]: (r[2], r[3], r[5]) for r in conn.execute("PRAGMA table_info(event_rows)")}
+    assert set(cols) == {"game", "seq", "type", "payload", "recorded_at", "hash", "prev_hash", "command_id", "position", "chain"}
+    nullable = {"recorded_at", "prev_hash", "command_id"}  # NULL: the previous row's value
+    assert all(bool(notnull) == (name not in nullable | {"position"}) for name, (_, notnull, _) in cols.items())
+    assert cols["position"] == ("INTEGER", 0, 1)  # the rowid: never NULL
+    key = [r[2] for r in conn.execute("PRAGMA index_info(event_rows_key)")]
+    assert key == ["game", "seq"] and conn.execute("PRAGMA index_list(event_rows)").fetchall()
+    assert conn.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x746F6E6B
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(STEPS)
     applied = conn.execute("SELECT migration_set, name FROM _sqlite_migrations").fetchall()
     assert applied[0] == ("tonk", "0001_events_games")
     assert applied == [("tonk", name) for name, _ in STEPS]
-    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")}
+    triggers = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'event_rows'")}
     assert triggers == {"events_no_update", "events_no_delete", "events_position"}
+    through_view = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'events'")}
+    assert through_view == {"events_view_update", "events_view_delete", "events_view_insert"}
     conn.close()
     EventStore.open(db).close()  # reopening applies nothing twice
     conn = raw_conn(db)

@@ -252,7 +252,7 @@ def test_verify_reports_missing_or_changed_append_only_triggers(tmp_path, tonk, 
     conn = raw_conn(db)
     conn.execute("DROP TRIGGER events_no_delete")
     conn.execute("DROP TRIGGER events_no_update")
-    conn.execute("CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT 1; END")
+    conn.execute("CREATE TRIGGER events_no_update BEFORE UPDATE ON event_rows BEGIN SELECT 1; END")
     conn.close()
     r = tonk(db, "verify")
     assert r.exit_code == 1

@@ -9,6 +9,7 @@ from hashlib import sha256
 from sqlite_utils import Database, Migrations
 
 from tonk.storage import EventStore
+from tonk.storage.payload_zip import as_text
 from tonk.storage.schema import STEPS, _events_and_games
 
 COLUMNS = "game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id"
@@ -17,7 +18,8 @@ COLUMNS = "game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id
 def as_chain_version_1(rows: list[tuple]) -> list[tuple]:
     """The rows of one game hashed as tonk hashed them then: ``sha256(prev_hash || payload)``."""
     out, prev = [], "0" * 64
-    for gid, seq, type_, payload, at, _, _, cmd in rows:
+    for gid, seq, type_, stored, at, _, _, cmd in rows:
+        payload = as_text(stored)  # read from a store of today, where a large payload is compressed
         h = sha256(prev.encode() + payload.encode()).hexdigest()
         out.append((gid, seq, type_, payload, at, h, prev, cmd))
         prev = h

@@ -170,7 +170,7 @@ def test_two_processes_creating_the_same_new_store(db, games):
 def _append_then_hang(path: str, games_events: list, hang_at: int, progress) -> None:
     """Append whole games; inside the transaction of game ``hang_at`` (after its rows are
     inserted, before the commit) tell the parent and wait to be killed."""
-    from tonk.storage.sqlite import SqliteTransaction
+    from tonk.storage.sqlite import LeanTransaction as SqliteTransaction  # the transaction of a new store
 
     real_insert = SqliteTransaction.insert
 
@@ -229,7 +229,7 @@ def _import_then_hang(path: str, file: str, hang_at: int, progress) -> None:
     tell the parent and wait to be killed."""
     from tonk.storage.jsonl import import_file
 
-    from tonk.storage.sqlite import SqliteTransaction
+    from tonk.storage.sqlite import LeanTransaction as SqliteTransaction  # the transaction of a new store
 
     real = SqliteTransaction.insert
     written = []
