@@ -21,6 +21,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Iterable, Iterator
 from urllib.parse import quote
 
@@ -128,6 +129,8 @@ class SqliteEventStore(EventStore):
         self._chain = "chain" if "chain" in columns or not columns else "1"
         #: the events in the lean layout of schema 5 (else schema 4's table, or older, read only)
         self._lean = is_lean(self._conn)
+        #: the plain reads that differ only in their SQL, for this store's layout
+        self._q: ModuleType = lean if self._lean else q
         if self._lean:
             lean.register_functions(self._conn)
 
@@ -314,19 +317,19 @@ class SqliteEventStore(EventStore):
     # --- reading --------------------------------------------------------------------
     def version(self, game_id: str) -> int:
         with self._reading():
-            return int(self._conn.execute(lean.VERSION if self._lean else q.VERSION, (game_id,)).fetchone()[0])
+            return int(self._conn.execute(self._q.VERSION, (game_id,)).fetchone()[0])
 
     def game_ids(self) -> list[str]:
         with self._reading():
-            return [r[0] for r in self._conn.execute(lean.GAME_IDS if self._lean else q.GAME_IDS)]
+            return [r[0] for r in self._conn.execute(self._q.GAME_IDS)]
 
     def game_count(self) -> int:
         with self._reading():
-            return int(self._conn.execute(lean.GAME_COUNT if self._lean else q.GAME_COUNT).fetchone()[0])
+            return int(self._conn.execute(self._q.GAME_COUNT).fetchone()[0])
 
     def last_position(self) -> int:
         with self._reading():
-            return int(self._conn.execute(lean.LAST_POSITION if self._lean else q.LAST_POSITION).fetchone()[0])
+            return int(self._conn.execute(self._q.LAST_POSITION).fetchone()[0])
 
     def wait_for_append(self, timeout: float) -> bool:
         """SQLite has no notification: a short sleep (at most ``timeout`` seconds), and
@@ -335,10 +338,10 @@ class SqliteEventStore(EventStore):
         return False
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
-        return self._conn.execute(lean.PAYLOADS if self._lean else q.PAYLOADS, (game_id,))
+        return self._conn.execute(self._q.PAYLOADS, (game_id,))
 
     def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
-        return self._conn.execute(lean.ALL_PAYLOADS if self._lean else q.ALL_PAYLOADS)
+        return self._conn.execute(self._q.ALL_PAYLOADS)
 
     def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
         if self._lean:
@@ -360,7 +363,7 @@ class SqliteEventStore(EventStore):
         return self._conn.execute(q.RECORD_ROWS.format(chain=self._chain), (game_id,))
 
     def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
-        return self._conn.execute(lean.FEED_ROWS if self._lean else q.FEED_ROWS, (after, limit)).fetchall()
+        return self._conn.execute(self._q.FEED_ROWS, (after, limit)).fetchall()
 
     def _first_payload(self, game_id: str) -> str | bytes:
         if self._lean:

@@ -111,6 +111,14 @@ def enter_by_keyboard(page) -> Counter:
     return c
 
 
+def download(page, button: str, path: Path) -> Path:
+    """Click ``button`` and save the file the page gives to ``path``."""
+    with page.expect_download() as got:
+        page.click(button)
+    got.value.save_as(path)
+    return path
+
+
 def verdict_text(page) -> str:
     expect(page.locator("#verdict article.verdict")).to_be_visible()
     return page.inner_text("#verdict")
@@ -156,10 +164,7 @@ def test_the_readme_example_by_mouse_then_download_and_the_cli_agrees(page, serv
     assert counted.keys == 0
     assert f"{counted.clicks} clicks with the mouse" in readme_text()  # the README's figure
     page.screenshot(path=str(screenshots / "dispute-verdict.png"), full_page=True)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    record_path = tmp_path / "dispute.json"
-    download.value.save_as(record_path)
+    record_path = download(page, "#download-record", tmp_path / "dispute.json")
     record = json.loads(record_path.read_text())
     assert record["setup"]["stock"] == {"unknown": 45} and record["setup"]["hands"]["P3"] == {"unknown": 2}
     assert [a["action"] for a in record["actions"]] == ["knock"]
@@ -219,10 +224,7 @@ def test_a_spread_on_the_table_a_hit_draws_and_discards_by_clicks_agree_with_the
     expect(page.locator("#problems")).to_be_empty()
     page.click("#adjudicate")
     text = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    path = tmp_path / "spread.json"
-    download.value.save_as(path)
+    path = download(page, "#download-record", tmp_path / "spread.json")
     record = json.loads(path.read_text())
     assert record["setup"]["table"] == [{"id": "S1", "owner": "P2", "cards": ["8C", "8D", "8H"]}]
     assert [a["action"] for a in record["actions"]] == ["draw_stock", "hit", "discard", "draw_discard", "discard", "knock"]
@@ -237,10 +239,7 @@ def test_a_downloaded_record_loads_back_and_gives_the_same_verdict(page, service
     open_desk(page, base)
     enter_by_mouse(page)
     first = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    path = tmp_path / "back.json"
-    download.value.save_as(path)
+    path = download(page, "#download-record", tmp_path / "back.json")
     page.click("#reset")
     expect(page.locator("#verdict")).to_be_empty()
     assert page.locator("#hand-0-AS").get_attribute("aria-pressed") == "false"
@@ -250,10 +249,7 @@ def test_a_downloaded_record_loads_back_and_gives_the_same_verdict(page, service
     assert page.input_value("#hand-unknown-2") == "2"
     page.click("#adjudicate")
     assert verdict_text(page) == first
-    with page.expect_download() as again:
-        page.click("#download-record")
-    path2 = tmp_path / "again.json"
-    again.value.save_as(path2)
+    path2 = download(page, "#download-record", tmp_path / "again.json")
     assert json.loads(path2.read_text()) == json.loads(path.read_text())
 
 
@@ -262,10 +258,7 @@ def test_the_saved_verdict_opens_offline_with_no_request(page, chromium, service
     open_desk(page, base)
     enter_by_mouse(page)
     shown = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#save-verdict")
-    path = tmp_path / "verdict.html"
-    download.value.save_as(path)
+    path = download(page, "#save-verdict", tmp_path / "verdict.html")
     html = path.read_text()
     assert "<script" not in html.lower() and "default-src 'none'" in html
     context = chromium.new_context()
@@ -366,10 +359,7 @@ def test_an_illegal_action_shows_its_violation_and_the_statement_of_its_rule(pag
     page.click("button[data-add=knock]")  # a knock after drawing
     page.click("#adjudicate")
     text = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    path = tmp_path / "late-knock.json"
-    download.value.save_as(path)
+    path = download(page, "#download-record", tmp_path / "late-knock.json")
     v = cli_verdict(path)
     late = v["actions"][1]
     assert late["legal"] is False and late["rule"] == "A7.1"
@@ -396,10 +386,7 @@ def test_text_from_a_loaded_record_is_shown_as_text_in_the_page_and_the_saved_ve
     text = verdict_text(page)
     assert hostile + " knock: legal" in text
     assert page.locator("img").count() == 0 and page.title() == "Tonk dispute desk"
-    with page.expect_download() as download:
-        page.click("#save-verdict")
-    saved = tmp_path / "hostile.html"
-    download.value.save_as(saved)
+    saved = download(page, "#save-verdict", tmp_path / "hostile.html")
     html = saved.read_text()
     assert "<img" not in html and "<b>bold" not in html and "&lt;img src=x" in html
 
@@ -434,10 +421,7 @@ def test_house_rules_their_options_and_their_deck_come_from_the_engine(page, ser
     page.click("button[data-add=knock]")
     page.click("#adjudicate")
     text = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    path = tmp_path / "jokers.json"
-    download.value.save_as(path)
+    path = download(page, "#download-record", tmp_path / "jokers.json")
     record = json.loads(path.read_text())
     assert record["ruleset"] == {"variants": ["jokers-wild"], "options": {"jokers": 1, "joker_value": 0, "base_stake": 1}}
     assert record["setup"]["stock"] == {"unknown": 48}  # 53 cards: 3 named, 2 not shown
@@ -466,10 +450,7 @@ def test_a_joker_stands_for_the_card_chosen_on_the_table_and_in_a_hit(page, serv
     page.click("button[data-add=knock]")
     page.click("#adjudicate")
     text = verdict_text(page)
-    with page.expect_download() as download:
-        page.click("#download-record")
-    path = tmp_path / "wild.json"
-    download.value.save_as(path)
+    path = download(page, "#download-record", tmp_path / "wild.json")
     record = json.loads(path.read_text())
     assert record["setup"]["table"] == [{"id": "S1", "owner": "P2", "cards": ["5H", "6H", "X1"], "jokers_as": {"X1": "7H"}}]
     assert record["actions"][1] == {"seq": 2, "player": "P1", "action": "hit", "card": "X2", "target": "S1", "joker_as": "8H"}
