@@ -26,6 +26,7 @@ from typing import Iterator
 import uvicorn
 
 from .app import ServiceConfig, create_app
+from .coalesced_writes import CoalescingHTTPProtocol
 
 
 class RedactQuery(logging.Filter):
@@ -94,6 +95,7 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True) 
             app,
             host=host,
             port=port,
+            http=CoalescingHTTPProtocol,  # a response's headers and body in one socket write
             log_config=log_config(access_log),
             access_log=access_log,
             timeout_keep_alive=30,
