@@ -287,14 +287,14 @@ class Tables:
             self._others_at_catch_up = mark  # read before the reads below: a commit after it is read next time
         read = 0
         while True:
-            batch = self.store.read_all(self.position)
+            batch = self.store.appended_after(self.position)
             if not batch:
                 return read
             read += len(batch)
-            self.position = batch[-1].position
+            self.position = batch[-1][0]
             newest: dict[str, int] = {}
-            for item in batch:
-                newest[item.game_id] = item.seq
+            for _, game_id, seq in batch:
+                newest[game_id] = seq
             for game_id, seq in newest.items():
                 self._caught_up(game_id, seq)
 

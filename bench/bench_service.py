@@ -184,6 +184,15 @@ def _cpu(pids: list[int]) -> float:
     return total
 
 
+def _family(pid: int) -> list[int]:
+    """The process and its children (the workers of ``tonk serve --workers N``)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [pid, *(int(c) for c in f.read().split())]
+    except OSError:
+        return [pid]
+
+
 def _written(pids: list[int]) -> int:
     """Bytes the server processes caused to be written to storage (Linux ``/proc/<pid>/io``)."""
     total = 0
@@ -278,9 +287,12 @@ _SERVER = [TONK]
 NO_LIMITS = ("--public-rate", "0", "--max-tables", "0", "--max-tables-per-client", "0")
 
 
-def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Popen, int]:
+def _start_node(db: Path | str, log: Any, durable: bool, workers: int = 1) -> tuple[subprocess.Popen, int]:
     port = _free_port()
-    proc = subprocess.Popen([_SERVER[0], "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
+    more = ["--workers", str(workers)] if workers > 1 else []  # (an older tonk has no --workers)
+    proc = subprocess.Popen(
+        [_SERVER[0], "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable", *more], stdout=log, stderr=subprocess.STDOUT
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -294,7 +306,7 @@ def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Pop
             time.sleep(0.1)
 
 
-def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None) -> dict[str, Any]:
+def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None, workers: int = 1) -> dict[str, Any]:
     if nodes > 1 and not postgres:
         raise ValueError("several nodes share a PostgreSQL store: use --postgres")
     cluster = schemas = None
@@ -311,10 +323,10 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
         try:
             ports = []
             for _ in range(nodes):
-                proc, port = _start_node(db, log, durable)
+                proc, port = _start_node(db, log, durable, workers)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds, [p.pid for p in procs]))
+            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)]))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -333,6 +345,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
     result["durable"] = durable
     result["backend"] = "postgresql" if postgres else "sqlite"
     result["nodes"] = nodes
+    result["workers"] = workers
     s, b = result["service"], result["bare"]
     result["ratio_to_bare"] = round(s["requests_per_s"] / b["requests_per_s"], 3)
     result["targets"] = {"ratio_to_bare": 0.25, "p99_ms": 100}
@@ -353,7 +366,7 @@ def _durability(r: dict[str, Any]) -> str:
 def lines(r: dict[str, Any]) -> list[str]:
     s, b = r["service"], r["bare"]
     return [
-        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
+        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {r.get('workers', 1)} worker process{'es' if r.get('workers', 1) > 1 else ''} each, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
         f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
         f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}: "
@@ -374,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-durable", action="store_true", help="not durable: serve SQLite with synchronous=NORMAL; a throwaway PostgreSQL with fsync and synchronous_commit off")
     p.add_argument("--postgres", action="store_true", help="a PostgreSQL store (a fresh schema) instead of a SQLite file")
     p.add_argument("--nodes", type=int, default=1, help="tonk serve processes on the one store (more than 1 needs --postgres)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes of each tonk serve (--workers N)")
     p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")
     p.add_argument("--tonk", default=TONK, help="the tonk executable that serves (e.g. an older build's, for before and after)")
     p.add_argument("--json", action="store_true")
@@ -381,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
     _SERVER[0] = a.tonk
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
-    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn)
+    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers)
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if r["clean"] else 1
 

@@ -89,6 +89,7 @@ class ServiceConfig:
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
     stream_ticket: int = LIFETIME  # seconds a stream cookie (POST .../session) opens the seat's stream
+    workers: int = 1  # processes serving the store together (tonk serve --workers; service.server)
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -340,7 +341,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         # waits for a shared fsync of the WAL that covers what it shows instead (group
         # commit, service/group_sync.py)
         store = open_store(config.db, durable=False)
-        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None)
+        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None, shared=config.workers > 1)
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed
