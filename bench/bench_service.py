@@ -116,7 +116,9 @@ async def _create_table(http: _Conn, hands: int) -> dict:
     return body
 
 
-async def _play_table(http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float, counts: dict[str, int]) -> tuple[int, int]:
+async def _play_table(
+    http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float, counts: dict[str, int], command_lat: list[float]
+) -> tuple[int, int]:
     """Play until ``stop``; a table that ends is replaced by a new one (its creation and seating are
     requests of the play phase, not timed as commands).  Returns (commands, tables ended).
 
@@ -152,6 +154,7 @@ async def _play_table(http: _Conn, created: dict, hands: int, rng: random.Random
         status, answer = await http.request("POST", f"/tables/{table}/commands?view=true", tokens[seat], {**action, "version": view["version"], "command_id": cid})
         lat.append(time.perf_counter() - t0)
         counts["post"] += 1
+        command_lat.append(lat[-1])
         if status != 200:
             raise RuntimeError(f"command refused: {status} {answer}")
         acked.append(cid)
@@ -220,7 +223,8 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     c0, g0 = _cpu(pids or []), time.process_time()
     t0 = time.perf_counter()
     tally = {"post": 0, "get": 0}
-    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds, tally) for i, c in enumerate(created)))
+    command_lat: list[float] = []
+    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds, tally, command_lat) for i, c in enumerate(created)))
     play_s = time.perf_counter() - t0
     commands = sum(c for c, _ in counts)
     w1 = _written(pids or [])
@@ -250,6 +254,7 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
             "client_cpu_ms_per_command": round(1000 * (g1 - g0) / commands, 3) if commands else None,
             "server_write_bytes_per_command": round((w1 - w0) / commands) if commands and w0 >= 0 and w1 >= 0 else None,
             **_lat(lat),
+            "commands_only": _lat(command_lat),  # the POSTs' latencies alone
         },
         "_acked": acked,
         "_ids": ids,
@@ -369,6 +374,7 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {r.get('workers', 1)} worker process{'es' if r.get('workers', 1) > 1 else ''} each, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
         f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
+        f"commands alone (POST .../commands, answered after the fsync): p50/p95/p99 {s['commands_only']['p50_ms']}/{s['commands_only']['p95_ms']}/{s['commands_only']['p99_ms']} ms",
         f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}: "
         "a seat's view is read only when the turn passes to it or an answer carries none; replacement tables' 3 requests each not counted)",
         f"written by the server per command: {s['server_write_bytes_per_command']} bytes; CPU per command: server {s['server_cpu_ms_per_command']} ms, load generator {s['client_cpu_ms_per_command']} ms",
