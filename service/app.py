@@ -194,13 +194,13 @@ async def command(
     table_id: str,
     data: CommandRequest,
     request: Request,
-    with_view: Annotated[bool, Parameter(query="view", description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
+    view: Annotated[bool, Parameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
 ) -> CommandResult:
     seat = _seat(request, table_id)
     fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
     tables = _tables(request)
     result = tables.act(table_id, seat, data.action, fields, data.version, data.command_id)
-    if with_view:  # the author's own view, exactly what its token's GET .../view answers now
+    if view:  # the author's own view, exactly what its token's GET .../view answers now
         result = msgspec.structs.replace(result, view=tables.view(table_id, seat, bearer_token(request.headers), current=True))
     return result
 

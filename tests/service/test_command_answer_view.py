@@ -51,6 +51,16 @@ def test_without_the_parameter_the_answer_has_no_view(client: Client):
         assert r.status_code == 200 and "view" not in r.json()
 
 
+def test_a_view_parameter_that_is_not_a_boolean_is_a_400_naming_it(client: Client):
+    created = client.create(seats=["ann", "bob"])
+    table, tokens = created["table"], created["tokens"]
+    views = {s: client.view(table, t).json() for s, t in tokens.items()}
+    mover = next(s for s, v in views.items() if v["legal"])
+    r = act_with_view(client, table, tokens[mover], command_body(views[mover]["legal"][0], views[mover]["version"]), flag="maybe")
+    assert r.status_code == 400 and "(view)" in r.json()["error"]["message"]
+    assert client.view(table, tokens[mover]).json()["version"] == views[mover]["version"]  # nothing applied
+
+
 def test_a_refused_command_answers_its_error_and_no_view(client: Client):
     created = client.create(seats=["ann", "bob"])
     table, tokens = created["table"], created["tokens"]
