@@ -58,6 +58,10 @@ def serve_cmd(
     from ..storage import StoreError
     from ..storage.open import describe, open_store
 
+    import os
+
+    if workers > 1 and not hasattr(os, "fork"):
+        raise fail("--workers more than 1 needs a system that can fork (Linux, macOS); serve with one process here")
     db = settings(ctx).db
     try:  # refuse a file that is not a tonk store before the server starts
         open_store(db).close()
