@@ -30,6 +30,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from typing import Iterator
 
@@ -123,11 +124,13 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, 
         return
     sock = _listening_socket(host, port)
     children: list[int] = []
+    parent = os.getpid()
     for _ in range(workers):
         pid = os.fork()
         if pid == 0:  # a worker: a whole server on the shared socket
             code = 1
             try:
+                _stop_with(parent)
                 _server(config, host, port, access_log).run(sockets=[sock])
                 code = 0
             except SystemExit as exc:
@@ -160,6 +163,17 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, 
             signal.signal(sig, handler)
     if failed:
         raise SystemExit(1)
+
+
+def _stop_with(parent: int) -> None:
+    """A worker is sent SIGTERM (a graceful stop) when the first process dies, even killed
+    (Linux's PR_SET_PDEATHSIG); elsewhere only a stop of the first process stops it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before that was asked
+        raise SystemExit(0)
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

@@ -127,3 +127,27 @@ def test_two_workers_serve_one_store_and_a_command_reaches_the_other_workers_vie
     server.stop()
     assert server.proc.returncode == 0
     assert not any(Path(f"/proc/{w}").exists() and "zombie" not in Path(f"/proc/{w}/status").read_text() for w in workers)
+
+
+def test_the_workers_stop_when_the_first_process_is_killed(start_server):
+    """SIGKILL to the first process: no worker goes on serving the port on its own."""
+    import signal
+    import time
+
+    server = start_server("--workers", "2")
+    workers = workers_of(server.proc.pid)
+    assert len(workers) == 2
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            return "zombie" not in Path(f"/proc/{pid}/status").read_text() and "\nState:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+
+    for _ in range(600):  # each stops gracefully (bounded wait for the condition, not a timing)
+        if not any(alive(w) for w in workers):
+            break
+        time.sleep(0.05)
+    assert not any(alive(w) for w in workers)
