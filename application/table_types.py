@@ -119,14 +119,16 @@ class SatDown(msgspec.Struct, frozen=True):
     commitment: HandCommitment | None = None
 
 
-class CommandResult(msgspec.Struct, frozen=True):
+class CommandResult(msgspec.Struct, frozen=True, omit_defaults=True):
     """A command applied: its events, the bots' turns and the deal that followed it in the same append, as the seat saw them, and the version after them.
-    A retried command id gets exactly this answer again."""
+    A retried command id gets exactly this answer again.  ``view``: the author seat's view
+    right after it, only when the request asks for it (``?view=true``; otherwise left out)."""
 
     table: str
     command_id: str
     version: int
     events: list[dict[str, Any]]
+    view: SeatView | None = None
 
 
 class TableError(TonkError):

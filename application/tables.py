@@ -129,6 +129,7 @@ class Table:
         self.turn_started = time.monotonic()
         self.listeners: set[Listener] = set()
         self.pending: list[Event] = []  # applied to the cache, not yet stored (one request's batch)
+        self.checked: int | None = None  # the store's mark of others' commits when the fold was last found current
 
     @property
     def id(self) -> str:
@@ -189,6 +190,12 @@ class Tables:
         # table until that write is on disk (service/group_sync.py)
         self.wrote: Callable[[str], None] = lambda table_id: None
         self._seat_of: dict[tuple[str, str], str] = {}  # (table id, token's hash) -> seat, found before
+        # a mark that changes whenever another connection commits to the store (SQLite's
+        # data_version), never for this one's own commits: while it stays, the cached folds are
+        # current and the global order holds only this node's appends.  None (PostgreSQL):
+        # every read asks the store
+        self._others: Callable[[], int] | None = getattr(store, "data_version", None)
+        self._others_at_catch_up: int | None = None
 
     # --- creating --------------------------------------------------------------------
     def create(self, settings: TableSettings) -> CreatedTable:
@@ -258,25 +265,36 @@ class Tables:
         """The table as the store has it now: the cached fold when no other node appended
         since, else folded again (several nodes share one store)."""
         table = self.table(table_id)
+        mark = self._others() if self._others is not None else None
+        if mark is not None and table.checked == mark:
+            return table  # nobody else has committed since this fold was last found current
         if self.store.version(table_id) != table.version:
             self._cache.pop(table_id, None)
             table = self.table(table_id)
+        table.checked = mark
         return table
 
     def catch_up(self) -> int:
         """Read the store's global order after the last position seen; each served table that
         another node appended to is folded again and its listeners told.  Returns how many
         events were read."""
+        if self._others is not None:
+            last = self.store.last_position()
+            mark = self._others()
+            if mark == self._others_at_catch_up:  # only this node's appends since: in the folds, told
+                self.position = max(self.position, last)
+                return 0
+            self._others_at_catch_up = mark  # read before the reads below: a commit after it is read next time
         read = 0
         while True:
-            batch = self.store.read_all(self.position)
+            batch = self.store.appended_after(self.position)
             if not batch:
                 return read
             read += len(batch)
-            self.position = batch[-1].position
+            self.position = batch[-1][0]
             newest: dict[str, int] = {}
-            for item in batch:
-                newest[item.game_id] = item.seq
+            for _, game_id, seq in batch:
+                newest[game_id] = seq
             for game_id, seq in newest.items():
                 self._caught_up(game_id, seq)
 
@@ -408,12 +426,14 @@ class Tables:
         return seat
 
     # --- reading -----------------------------------------------------------------------
-    def view(self, table_id: str, seat: str, token: str | None = None) -> SeatView:
+    def view(self, table_id: str, seat: str, token: str | None = None, *, current: bool = False) -> SeatView:
         """The seat's view; of an ended table whose host started a rematch, it names the
         rematch and, when ``token`` (the seat's, as presented) is given, the seat's token there,
         whose hash is recorded at the rematch then (only this seat's request can: it is
-        derived from this seat's token, which the store does not hold)."""
-        table = self.fresh(table_id)
+        derived from this seat's token, which the store does not hold).  ``current``: the
+        caller has just brought the table up to date (a command's answer), no need to ask the
+        store again."""
+        table = self.table(table_id) if current else self.fresh(table_id)
         if seat == HOST:
             raise Forbidden("the host token closes the table; a seat's view needs that seat's token")
         rematch = self._rematch_link(table, seat, token) if table.game.state.game_over else None

@@ -116,36 +116,50 @@ async def _create_table(http: _Conn, hands: int) -> dict:
     return body
 
 
-async def _play_table(http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float) -> tuple[int, int]:
+async def _play_table(
+    http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float, counts: dict[str, int], command_lat: list[float]
+) -> tuple[int, int]:
     """Play until ``stop``; a table that ends is replaced by a new one (its creation and seating are
-    requests of the play phase, not timed as commands).  Returns (commands, tables ended)."""
+    requests of the play phase, not timed as commands).  Returns (commands, tables ended).
+
+    Each command is one ``POST .../commands?view=true``, whose answer carries the author seat's
+    view after it (the next legal actions when the turn goes on); the view of a seat is read
+    (``GET .../view``) only when the turn passes to it, or when the answer has no view (a server
+    from before ``?view``).  ``counts`` tallies the POSTs and GETs of play."""
     table, tokens = created["table"], created["tokens"]
     commands = ended = 0
     seat = next(iter(tokens))
+    view: dict[str, Any] | None = None
     while time.perf_counter() < stop:
-        t0 = time.perf_counter()
-        status, view = await http.request("GET", f"/tables/{table}/view", tokens[seat])
-        lat.append(time.perf_counter() - t0)
+        if view is None:
+            t0 = time.perf_counter()
+            status, view = await http.request("GET", f"/tables/{table}/view", tokens[seat])
+            lat.append(time.perf_counter() - t0)
+            counts["get"] += 1
+        assert view is not None
         if view["status"] == "ended":
             ended += 1
             created = await _create_table(http, hands)
             table, tokens = created["table"], created["tokens"]
             ids.append(table)
-            seat = next(iter(tokens))
+            seat, view = next(iter(tokens)), None
             continue
         to_act = view["view"]["to_act"]
         if to_act != seat:
-            seat = to_act
+            seat, view = to_act, None
             continue
         action = {k: v for k, v in rng.choice(view["legal"]).items() if k != "player" and v not in ({}, None)}
         cid = uuid.uuid4().hex
         t0 = time.perf_counter()
-        status, answer = await http.request("POST", f"/tables/{table}/commands", tokens[seat], {**action, "version": view["version"], "command_id": cid})
+        status, answer = await http.request("POST", f"/tables/{table}/commands?view=true", tokens[seat], {**action, "version": view["version"], "command_id": cid})
         lat.append(time.perf_counter() - t0)
+        counts["post"] += 1
+        command_lat.append(lat[-1])
         if status != 200:
             raise RuntimeError(f"command refused: {status} {answer}")
         acked.append(cid)
         commands += 1
+        view = answer.get("view")
     return commands, ended
 
 
@@ -156,6 +170,30 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
         lat.append(time.perf_counter() - t0)
         if status != 200:
             raise RuntimeError(f"/ping answered {status}")
+
+
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds (user + system) the server processes have used (Linux ``/proc/<pid>/stat``)."""
+    import os
+
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+    return total
+
+
+def _family(pid: int) -> list[int]:
+    """The process and its children (the workers of ``tonk serve --workers N``)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [pid, *(int(c) for c in f.read().split())]
+    except OSError:
+        return [pid]
 
 
 def _written(pids: list[int]) -> int:
@@ -182,11 +220,15 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     lat: list[float] = []
     acked: list[str] = []
     w0 = _written(pids or [])
+    c0, g0 = _cpu(pids or []), time.process_time()
     t0 = time.perf_counter()
-    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds) for i, c in enumerate(created)))
+    tally = {"post": 0, "get": 0}
+    command_lat: list[float] = []
+    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds, tally, command_lat) for i, c in enumerate(created)))
     play_s = time.perf_counter() - t0
     commands = sum(c for c, _ in counts)
     w1 = _written(pids or [])
+    c1, g1 = _cpu(pids or []), time.process_time()
     for c in conns:
         if c.writer is not None:
             c.writer.close()
@@ -199,11 +241,20 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
             "seconds": round(play_s, 2),
             "requests_per_s": round(len(lat) / play_s, 1),
             "commands_per_s": round(commands / play_s, 1),
+            # the timed requests of play per command: every command's POST (?view=true) and the views
+            # read (GET); the creation and seating of replacement tables (3 requests each) are not in them
+            "requests_per_command": round(len(lat) / commands, 3) if commands else None,
+            "posts_per_command": round(tally["post"] / commands, 3) if commands else None,
+            "gets_per_command": round(tally["get"] / commands, 3) if commands else None,
             "tables_replaced": sum(e for _, e in counts),
             # what the server processes wrote to storage during play (SQLite: WAL frames and
             # checkpoints; PostgreSQL's own writes are not counted), per command
+            # CPU time per command: the tonk serve processes' (user + system), and this load generator's
+            "server_cpu_ms_per_command": round(1000 * (c1 - c0) / commands, 3) if commands else None,
+            "client_cpu_ms_per_command": round(1000 * (g1 - g0) / commands, 3) if commands else None,
             "server_write_bytes_per_command": round((w1 - w0) / commands) if commands and w0 >= 0 and w1 >= 0 else None,
             **_lat(lat),
+            "commands_only": _lat(command_lat),  # the POSTs' latencies alone
         },
         "_acked": acked,
         "_ids": ids,
@@ -241,9 +292,12 @@ _SERVER = [TONK]
 NO_LIMITS = ("--public-rate", "0", "--max-tables", "0", "--max-tables-per-client", "0")
 
 
-def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Popen, int]:
+def _start_node(db: Path | str, log: Any, durable: bool, workers: int = 1) -> tuple[subprocess.Popen, int]:
     port = _free_port()
-    proc = subprocess.Popen([_SERVER[0], "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable"], stdout=log, stderr=subprocess.STDOUT)
+    more = ["--workers", str(workers)] if workers > 1 else []  # (an older tonk has no --workers)
+    proc = subprocess.Popen(
+        [_SERVER[0], "--db", str(db), "serve", "--port", str(port), "--rate", "0", *NO_LIMITS, "--no-access-log", "--durable" if durable else "--no-durable", *more], stdout=log, stderr=subprocess.STDOUT
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -257,7 +311,7 @@ def _start_node(db: Path | str, log: Any, durable: bool) -> tuple[subprocess.Pop
             time.sleep(0.1)
 
 
-def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None) -> dict[str, Any]:
+def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None, workers: int = 1) -> dict[str, Any]:
     if nodes > 1 and not postgres:
         raise ValueError("several nodes share a PostgreSQL store: use --postgres")
     cluster = schemas = None
@@ -274,10 +328,10 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
         try:
             ports = []
             for _ in range(nodes):
-                proc, port = _start_node(db, log, durable)
+                proc, port = _start_node(db, log, durable, workers)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds, [p.pid for p in procs]))
+            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)]))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -296,6 +350,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
     result["durable"] = durable
     result["backend"] = "postgresql" if postgres else "sqlite"
     result["nodes"] = nodes
+    result["workers"] = workers
     s, b = result["service"], result["bare"]
     result["ratio_to_bare"] = round(s["requests_per_s"] / b["requests_per_s"], 3)
     result["targets"] = {"ratio_to_bare": 0.25, "p99_ms": 100}
@@ -316,10 +371,13 @@ def _durability(r: dict[str, Any]) -> str:
 def lines(r: dict[str, Any]) -> list[str]:
     s, b = r["service"], r["bare"]
     return [
-        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
+        f"service ({r['backend']}, {r['nodes']} node{'s' if r['nodes'] > 1 else ''}, {r.get('workers', 1)} worker process{'es' if r.get('workers', 1) > 1 else ''} each, {_durability(r)}): {r['tables']} tables played for {s['seconds']} s "
         f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
-        f"written by the server per command: {s['server_write_bytes_per_command']} bytes",
+        f"commands alone (POST .../commands, answered after the fsync): p50/p95/p99 {s['commands_only']['p50_ms']}/{s['commands_only']['p95_ms']}/{s['commands_only']['p99_ms']} ms",
+        f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}: "
+        "a seat's view is read only when the turn passes to it or an answer carries none; replacement tables' 3 requests each not counted)",
+        f"written by the server per command: {s['server_write_bytes_per_command']} bytes; CPU per command: server {s['server_cpu_ms_per_command']} ms, load generator {s['client_cpu_ms_per_command']} ms",
         f"bare /ping for {b['seconds']} s: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25: {'met' if r['ratio_to_bare'] >= 0.25 else 'NOT met'}), "
         f"p99 {s['p99_ms']} ms (target 100 ms: {'met' if s['p99_ms'] <= 100 else 'NOT met'})",
@@ -335,6 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-durable", action="store_true", help="not durable: serve SQLite with synchronous=NORMAL; a throwaway PostgreSQL with fsync and synchronous_commit off")
     p.add_argument("--postgres", action="store_true", help="a PostgreSQL store (a fresh schema) instead of a SQLite file")
     p.add_argument("--nodes", type=int, default=1, help="tonk serve processes on the one store (more than 1 needs --postgres)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes of each tonk serve (--workers N)")
     p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")
     p.add_argument("--tonk", default=TONK, help="the tonk executable that serves (e.g. an older build's, for before and after)")
     p.add_argument("--json", action="store_true")
@@ -342,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     _SERVER[0] = a.tonk
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
-    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn)
+    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers)
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if r["clean"] else 1
 

@@ -32,6 +32,14 @@ def serve_cmd(
     stream_timeout: float = typer.Option(10.0, "--stream-timeout", min=0.1, metavar="SECONDS", help="Seconds a stream write may take before the client counts as not reading and is dropped."),
     shutdown_timeout: float = typer.Option(5.0, "--shutdown-timeout", min=0, max=3600, metavar="SECONDS", help="On SIGTERM or SIGINT: seconds for commands in flight to finish and open streams to end (each told the server stops, so its client reconnects) before the rest is cut off; then tonk serve exits with 0."),
     durable: bool = typer.Option(True, "--durable/--no-durable", help="Show nothing before it is on disk: each answer and stream event waits for an fsync that covers the commits it shows (on SQLite a group commit: one fsync of the WAL for the commands that arrive together; survives a power cut); or --no-durable, without waiting for the disk (survives a crash of tonk; faster)."),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        min=1,
+        max=64,
+        metavar="N",
+        help="Worker processes serving the store together on the port (a SQLite store in WAL mode, or PostgreSQL); rate limits and the caps on tables in play are counted by each worker.",
+    ),
     access_log: bool = typer.Option(True, "--access-log/--no-access-log", help="Log each request (method, path without query, status; never a token)."),
     db: Optional[str] = db_option(),
 ) -> None:
@@ -50,6 +58,10 @@ def serve_cmd(
     from ..storage import StoreError
     from ..storage.open import describe, open_store
 
+    import os
+
+    if workers > 1 and not hasattr(os, "fork"):
+        raise fail("--workers more than 1 needs a system that can fork (Linux, macOS); serve with one process here")
     db = settings(ctx).db
     try:  # refuse a file that is not a tonk store before the server starts
         open_store(db).close()
@@ -68,5 +80,6 @@ def serve_cmd(
         write_timeout=stream_timeout,
         durable=durable,
         shutdown_timeout=shutdown_timeout,
+        workers=workers,
     )
-    serve(config, host, port, access_log)
+    serve(config, host, port, access_log, workers)

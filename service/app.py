@@ -89,6 +89,7 @@ class ServiceConfig:
     poll: float = 0.5  # seconds the store follower waits for a NOTIFY hint before it reads anyway
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
     stream_ticket: int = LIFETIME  # seconds a stream cookie (POST .../session) opens the seat's stream
+    workers: int = 1  # processes serving the store together (tonk serve --workers; service.server)
 
 
 class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -189,10 +190,19 @@ async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict
 
 
 @post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
-async def command(table_id: str, data: CommandRequest, request: Request) -> CommandResult:
+async def command(
+    table_id: str,
+    data: CommandRequest,
+    request: Request,
+    view: Annotated[bool, Parameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
+) -> CommandResult:
     seat = _seat(request, table_id)
     fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
-    return _tables(request).act(table_id, seat, data.action, fields, data.version, data.command_id)
+    tables = _tables(request)
+    result = tables.act(table_id, seat, data.action, fields, data.version, data.command_id)
+    if view:  # the author's own view, exactly what its token's GET .../view answers now
+        result = msgspec.structs.replace(result, view=tables.view(table_id, seat, bearer_token(request.headers), current=True))
+    return result
 
 
 @post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
@@ -331,7 +341,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         # waits for a shared fsync of the WAL that covers what it shows instead (group
         # commit, service/group_sync.py)
         store = open_store(config.db, durable=False)
-        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None)
+        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None, shared=config.workers > 1)
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed

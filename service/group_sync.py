@@ -115,8 +115,12 @@ class Durability:
     """What each answer must wait for before it leaves (see the module's text): no group,
     nothing (the store syncs each commit itself)."""
 
-    def __init__(self, group: GroupSync | None = None):
+    def __init__(self, group: GroupSync | None = None, *, shared: bool = False):
         self.group = group
+        # several processes write the file (tonk serve --workers): a read may show another's
+        # commit that this process's tickets do not know of, so it waits for an fsync that
+        # starts after it, as a write does (an fsync covers every process's commits before it)
+        self.shared = shared
         self._tables: dict[str, int] = {}  # table id -> the ticket of its last commit
         self._last = 0  # the ticket of the last commit of any table
 
@@ -162,6 +166,8 @@ def acknowledge_after_sync(durability: Callable[[Scope], Durability | None]) -> 
             path = scope.get("path", "")
             one = _ONE_TABLE.match(path)
             if method not in READ_METHODS:
+                wait = d.everything
+            elif d.shared and (one is not None or path.rstrip("/") == "/tables"):
                 wait = d.everything
             elif one is not None:
                 table_id = one.group(1)

@@ -60,6 +60,7 @@ def client_address(connection: ASGIConnection) -> str:
     return client.host if client is not None and client.host else "unknown"
 
 
-def public_rate(connection: ASGIConnection, _: Any = None) -> None:
-    """The guard of the routes that take no token: ``--public-rate`` per client address."""
+async def public_rate(connection: ASGIConnection, _: Any = None) -> None:
+    """The guard of the routes that take no token: ``--public-rate`` per client address
+    (a coroutine function, so Litestar runs it on the event loop, not in a worker thread)."""
     connection.app.state.public_limiter.check(client_address(connection), "from this address")

@@ -46,8 +46,10 @@ def own_origin(connection: ASGIConnection) -> str | None:
     return normal_origin(connection.url.scheme, connection.headers.get("host", ""))
 
 
-def same_origin(connection: ASGIConnection, _: Any = None) -> None:
-    """The guard: ``403`` when the request carries an ``Origin`` that is not the server's own."""
+async def same_origin(connection: ASGIConnection, _: Any = None) -> None:
+    """The guard: ``403`` when the request carries an ``Origin`` that is not the server's own.
+    A coroutine function: Litestar runs a plain function guard in a worker thread, a thread
+    hop on every request for a check of a header."""
     origin = connection.headers.get("origin")
     if origin is None:
         return

@@ -12,6 +12,14 @@ requests in flight (commands) finish, and after at most ``shutdown_timeout``
 seconds cuts off what is left; then the application's shutdown runs (the turn
 timer, the store follower, the store closed) and the process exits with 0.  A
 second SIGINT stops it at once (uvicorn's force exit).
+
+``workers`` > 1 (``tonk serve --workers N``): the process binds the port, then forks N
+worker processes that accept on it, each a whole server with its own connection to the store
+(a SQLite file in WAL mode takes several processes; every append still checks its expected
+version, so two workers never both append at one version).  A table's state reaches another
+worker's streams through its store follower; what each worker keeps in memory (rate limits,
+the caps on tables in play) is its own.  SIGTERM or SIGINT to the first process is passed to
+every worker, each stops gracefully; the process exits with 0 when all did.
 """
 
 from __future__ import annotations
@@ -19,13 +27,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
+import socket
+import sys
 import threading
 from typing import Iterator
 
 import uvicorn
 
 from .app import ServiceConfig, create_app
+from .coalesced_writes import CoalescingHTTPProtocol
 
 
 class RedactQuery(logging.Filter):
@@ -87,13 +99,14 @@ def log_config(access_log: bool) -> dict:
     }
 
 
-def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True) -> None:
+def _server(config: ServiceConfig, host: str, port: int, access_log: bool) -> GracefulServer:
     app = create_app(config)
-    server = GracefulServer(
+    return GracefulServer(
         uvicorn.Config(
             app,
             host=host,
             port=port,
+            http=CoalescingHTTPProtocol,  # a response's headers and body in one socket write
             log_config=log_config(access_log),
             access_log=access_log,
             timeout_keep_alive=30,
@@ -103,4 +116,72 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True) 
         ),
         app.state.stopping,
     )
-    server.run()
+
+
+def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, workers: int = 1) -> None:
+    if workers <= 1:
+        _server(config, host, port, access_log).run()
+        return
+    sock = _listening_socket(host, port)
+    children: list[int] = []
+    parent = os.getpid()
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker: a whole server on the shared socket
+            code = 1
+            try:
+                _stop_with(parent)
+                _server(config, host, port, access_log).run(sockets=[sock])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            except BaseException:
+                logging.getLogger("tonk.service").exception("a worker of tonk serve failed")
+            finally:
+                os._exit(code)
+        children.append(pid)
+    sock.close()
+
+    def stop(signum: int, frame: object) -> None:
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGTERM)
+
+    original = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    failed = 0
+    try:
+        for child in children:
+            while True:
+                try:
+                    _, status = os.waitpid(child, 0)
+                    break
+                except InterruptedError:  # pragma: no cover - PEP 475 retries
+                    continue
+            failed += os.waitstatus_to_exitcode(status) != 0
+    finally:
+        for sig, handler in original.items():
+            signal.signal(sig, handler)
+    if failed:
+        raise SystemExit(1)
+
+
+def _stop_with(parent: int) -> None:
+    """A worker is sent SIGTERM (a graceful stop) when the first process dies, even killed
+    (Linux's PR_SET_PDEATHSIG); elsewhere only a stop of the first process stops it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before that was asked
+        raise SystemExit(0)
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """The port bound once, before the workers are forked: they all accept on it."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(address)
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock

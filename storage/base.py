@@ -387,6 +387,12 @@ class EventStore(ABC):
             feed = FeedDecoder(self._first_payload)
             return [feed.decode(*row) for row in rows]
 
+    def appended_after(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[tuple[int, str, int]]:
+        """``(position, game id, seq)`` of what :meth:`read_all` reads, without decoding a
+        payload (a follower that only needs to know which games grew)."""
+        with self._reading():
+            return [(row[0], row[1], row[2]) for row in self._feed_rows(after, limit)]
+
     # --- the games projection -----------------------------------------------------------
     def games(self, player: str | None = None, variant: str | None = None) -> list[dict[str, Any]]:
         """Rows of the ``games`` projection, oldest first, optionally only games with

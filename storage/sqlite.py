@@ -315,6 +315,12 @@ class SqliteEventStore(EventStore):
         return SqlSeatTables(self.statements, self.statements_write)
 
     # --- reading --------------------------------------------------------------------
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection (another
+        process) commits to the file, never for this connection's own commits."""
+        with self._reading():
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     def version(self, game_id: str) -> int:
         with self._reading():
             return int(self._conn.execute(self._q.VERSION, (game_id,)).fetchone()[0])

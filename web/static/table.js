@@ -670,8 +670,9 @@ async function act(action) {
   }
   busy = true;
   const picked = picks;
+  let answered = null; // the seat's view after the command, in the answer (?view=true): no read after it
   try {
-    const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/commands", { token, body });
+    const result = await request("POST", "/tables/" + encodeURIComponent(table) + "/commands?view=true", { token, body });
     if (!result) {
       showProblem({ message: "the server could not be reached, so the command may not have been played; the table is shown again once it is back" });
     } else if (result.ok) {
@@ -681,12 +682,15 @@ async function act(action) {
       // cards meanwhile: only the selection this command was sent with is let go
       if (picks === picked) selected = [];
       addItems(result.data.events || [], true);
+      answered = result.data.view || null;
     } else {
       showProblem(result.data && result.data.error ? result.data.error : { message: errorText(result) });
     }
   } finally {
     busy = false;
-    await refresh();
+    // the stream may have shown a later version already (its own read): never go back to an older one
+    if (answered && (!current || answered.version >= current.version)) render(answered);
+    else await refresh();
   }
 }
 
