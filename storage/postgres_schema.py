@@ -97,10 +97,17 @@ def _chain_version(cur) -> None:
     cur.execute("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1")
 
 
+def _flush(cur) -> None:
+    """``tonk_flush``: what a WAL flush writes (``PostgresEventStore.sync_wal``), one row
+    per server process, keyed by its pid; it holds nothing else."""
+    cur.execute("CREATE TABLE tonk_flush (slot INTEGER PRIMARY KEY, n BIGINT NOT NULL)")
+
+
 STEPS: tuple[tuple[str, Callable], ...] = (
     ("0001_events_games_position", _events_and_games),
     ("0002_chain_version", _chain_version),
     ("0003_evidence", create_evidence_tables),
+    ("0004_flush", _flush),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in STEPS)
