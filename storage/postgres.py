@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
+#: this store's own NOTIFY payloads kept to be recognised (then forgotten)
+OWN_NOTES = 100_000
 #: games whose decoders the global order's reader keeps (then it starts afresh)
 FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
@@ -235,6 +238,7 @@ class PostgresEventStore(EventStore):
         # of the store: what hashes_after answers right after it without reading them back
         self._appended = threading.local()
         self._feed = FeedDecoder(self._first_payload)  # kept: a game's format never changes
+        self._own: set[str] = set()  # the NOTIFY payloads of this store's appends, not yet heard back
         self._cursor_names = itertools.count(1)
 
     # --- opening --------------------------------------------------------------------
@@ -349,6 +353,10 @@ class PostgresEventStore(EventStore):
                     with suppress(psycopg.Error):
                         tx.rollback()
                     raise
+                if tx.inserted:  # known before its NOTIFY can be heard back
+                    if len(self._own) >= OWN_NOTES:
+                        self._own.clear()  # notes never heard (nobody listening yet): a stray one only wakes a waiter
+                    self._own.add(str(tx.last_position()))
                 tx.commit()
                 if len(tx.inserted) == 1 and tx.inserted[0]:
                     rows = tx.inserted[0]
@@ -441,15 +449,27 @@ class PostgresEventStore(EventStore):
         return int(self._one(q.LAST_POSITION))
 
     def wait_for_append(self, timeout: float) -> bool:
-        """Wait for a ``NOTIFY`` of a new append, at most ``timeout`` seconds; True when one
-        came.  A hint only: a notification sent while the listener was (re)connecting is
-        lost, so callers read the global order after every wait, notified or not."""
+        """Wait for a ``NOTIFY`` of another writer's append (another node's: this store's own
+        appends do not wake it), at most ``timeout`` seconds; True when one came.  A hint
+        only: a notification sent while the listener was (re)connecting is lost, so callers
+        read the global order after every wait, notified or not."""
         psycopg = self._psycopg
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
                 self._listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
-            return any(True for _ in self._listener.notifies(timeout=timeout, stop_after=1))
+            deadline = time.monotonic() + timeout
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
+                if not notes:
+                    return False
+                if notes[0].payload in self._own:  # this store's own append: its caller has it
+                    self._own.discard(notes[0].payload)
+                    continue
+                return True
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()

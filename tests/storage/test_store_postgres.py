@@ -180,3 +180,17 @@ def test_an_append_that_fails_leaves_the_connection_clean_and_the_next_one_lands
         assert store.append(g.game_id, g.events[3:5], 3, command_id="c1") == 5
         assert store.append(g.game_id, g.events[3:5], 3, command_id="c1") == 5  # the same command again: a no-op
         assert store.version(g.game_id) == 5 and store.last_position() == 5
+
+
+@pytest.mark.postgres
+def test_a_stores_own_appends_do_not_wake_its_follower_anothers_do(pg_url, games):
+    """``wait_for_append`` is the hint of another writer's append: this store's own (already
+    in its caller's hands) are not a reason to read the global order again."""
+    a, b, c = games[0], games[1], games[2]
+    with open_store(pg_url) as store, open_store(pg_url) as other:
+        assert store.wait_for_append(0.01) is False  # listening now
+        store.append(a.game_id, a.events, 0)
+        store.append(b.game_id, b.events, 0)
+        assert store.wait_for_append(0.5) is False  # its own two NOTIFYs came and were passed over
+        other.append(c.game_id, c.events, 0)
+        assert store.wait_for_append(60) is True
