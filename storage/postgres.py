@@ -24,6 +24,13 @@ see every append committed before, exactly as under SQLite's write lock, and
 positions are handed out in commit order (no reader of the global order skips
 an event that committed late).  Each append sends ``NOTIFY tonk_events`` (the
 new last position) on commit: a wake-up hint for followers, never the truth.
+An append takes two round trips (:class:`PostgresTransaction`), so the lock is
+held for little more than that.
+
+``durable=False`` (what ``tonk serve`` opens) commits with ``synchronous_commit``
+off on the store's own connections: the commit, and the lock, do not wait for the
+WAL flush; :meth:`PostgresEventStore.sync_wal` makes every commit made before it
+durable, with one flush for all of them (the service's group commit).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ so every ordering equals SQLite's), append-only through triggers refusing
 UPDATE, DELETE and TRUNCATE; ``games`` (the projection); and
 ``event_position``, the one-row counter of the global order, which every
 append locks first (so appends are serialised, and commit order is position
-order: see :mod:`.feed`); and the evidence log's tables (:mod:`.evidence_log`).
+order: see :mod:`.feed`); the evidence log's tables (:mod:`.evidence_log`);
+and ``tonk_flush``, what a WAL flush writes (``PostgresEventStore.sync_wal``).
 """
 
 from __future__ import annotations
