@@ -16,7 +16,9 @@ player's action, acknowledged to that player).
 
 With ``--postgres`` both use one durable PostgreSQL server (fsync and synchronous_commit on):
 ``--dsn``, else a throwaway one started with the peer's ``pg.sh`` (on a free port, under a
-temporary directory; stopped at the end).  tonk serves a fresh schema on it
+temporary directory; stopped at the end).  A durable ``tonk serve`` commits with
+``synchronous_commit`` off on its own connections and answers each command only after a
+shared WAL flush committed with it on (group commit), which the output says.  tonk serves a fresh schema on it
 (``bench_service --postgres``, ``--nodes`` processes), boardgame.io a fresh database
 (``bench.js --storage postgres``, bgio-postgres).  ``--tonk PATH`` serves with another build.
 """
@@ -108,13 +110,25 @@ def run(rounds: int, tables: int, seconds: float, peer: Path, postgres: bool = F
     return out
 
 
+#: what this checkout's durable tonk serve does on PostgreSQL (storage/postgres.py, service/group_sync.py)
+PG_GROUP_COMMIT = (" (the server's settings, read back; this checkout's tonk serve --durable commits with synchronous_commit off"
+                   " on its own connections and answers only after a shared synchronous WAL flush that covers the commit)")
+
+
+def _pg_commits() -> str:
+    """How the serving tonk commits on PostgreSQL: this checkout's way, or another build's own (``--tonk``)."""
+    if bench_service._SERVER[0] == bench_service.TONK:
+        return PG_GROUP_COMMIT
+    return f" (the server's settings, read back; tonk serve is {bench_service._SERVER[0]}: how it commits is that build's own)"
+
+
 def lines(r: dict[str, Any]) -> list[str]:
     out = []
     pg = r.get("backend") == "postgresql"
     for i, rd in enumerate(r["rounds"], 1):
         t, b = rd["tonk"]["service"], rd["bgio"]["service"]
         nodes = rd["tonk"]["nodes"]
-        tonk_store = f"PostgreSQL, {nodes} node{'s' if nodes > 1 else ''}, {bench_service._durability(rd['tonk'])}" if pg else "SQLite, --durable"
+        tonk_store = f"PostgreSQL, {nodes} node{'s' if nodes > 1 else ''}, {bench_service._durability(rd['tonk'])}{_pg_commits()}" if pg else "SQLite, --durable"
         workers = rd["tonk"].get("workers", 1)
         if workers > 1:
             tonk_store += f", --workers {workers}"

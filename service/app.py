@@ -335,13 +335,20 @@ def create_app(config: ServiceConfig) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         from ..storage.open import open_store
 
+        from ..storage.postgres import PostgresEventStore
         from ..storage.sqlite import SqliteEventStore
 
-        # durable on SQLite: commits do not wait for the disk; every answer and stream event
-        # waits for a shared fsync of the WAL that covers what it shows instead (group
-        # commit, service/group_sync.py)
+        # durable on SQLite or PostgreSQL: commits do not wait for the disk; every answer and
+        # stream event waits for a shared fsync / WAL flush that covers what it shows instead
+        # (group commit, service/group_sync.py)
         store = open_store(config.db, durable=False)
-        durability = Durability(GroupSync(store.sync_wal) if config.durable and isinstance(store, SqliteEventStore) else None, shared=config.workers > 1)
+        # a read waits for a flush that starts after it where another process may have committed
+        # what it shows: several workers, or PostgreSQL (another node's commits are visible
+        # before their WAL is flushed)
+        durability = Durability(
+            GroupSync(store.sync_wal) if config.durable and isinstance(store, (SqliteEventStore, PostgresEventStore)) else None,
+            shared=config.workers > 1 or isinstance(store, PostgresEventStore),
+        )
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed

@@ -44,6 +44,10 @@ class FeedDecoder:
         self._first_payload = first_payload
         self._decoders: dict[str, Decoder] = {}
 
+    def games(self) -> int:
+        """How many games' decoders are kept."""
+        return len(self._decoders)
+
     def decode(self, position: int, game_id: str, seq: int, payload: str | bytes) -> Positioned:
         try:
             dec = self._decoders.get(game_id)

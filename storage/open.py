@@ -38,13 +38,15 @@ def open_store(
 ) -> "EventStore":
     """The store ``target`` names.  ``create``: make the store when it does not exist yet
     (else :class:`~tonk.storage.errors.StoreError`); ``read_only``: open an existing store
-    for reading only (nothing can be written through it); ``durable`` and
-    ``integrity_check`` are the SQLite store's (:meth:`~.sqlite.SqliteEventStore.open_file`)
-    and ignored by the others."""
+    for reading only (nothing can be written through it); ``durable``: each commit waits
+    for the disk (else a later ``sync_wal()`` makes it durable: SQLite's
+    :meth:`~.sqlite.SqliteEventStore.open_file`, PostgreSQL's
+    :meth:`~.postgres.PostgresEventStore.open_url`); ``integrity_check`` is the SQLite
+    store's.  The in-memory store ignores both."""
     if is_postgres(target):
         from .postgres import PostgresEventStore
 
-        return PostgresEventStore.open_url(str(target), create=create and not read_only, read_only=read_only)
+        return PostgresEventStore.open_url(str(target), create=create and not read_only, read_only=read_only, durable=durable)
     if is_memory(target):
         from .memory import MemoryEventStore
 

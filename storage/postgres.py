@@ -24,13 +24,21 @@ see every append committed before, exactly as under SQLite's write lock, and
 positions are handed out in commit order (no reader of the global order skips
 an event that committed late).  Each append sends ``NOTIFY tonk_events`` (the
 new last position) on commit: a wake-up hint for followers, never the truth.
+An append takes two round trips (:class:`PostgresTransaction`), so the lock is
+held for little more than that.
+
+``durable=False`` (what ``tonk serve`` opens) commits with ``synchronous_commit``
+off on the store's own connections: the commit, and the lock, do not wait for the
+WAL flush; :meth:`PostgresEventStore.sync_wal` makes every commit made before it
+durable, with one flush for all of them (the service's group commit).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
-from contextlib import contextmanager
+import time
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -40,6 +48,7 @@ from .append_rules import EventRow, LastRow
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
+from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .keys import server_key_path
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
 from .seats import SeatTables, SqlSeatTables
@@ -50,6 +59,10 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
+#: this store's own NOTIFY payloads kept to be recognised (then forgotten)
+OWN_NOTES = 100_000
+#: games whose decoders the global order's reader keeps (then it starts afresh)
+FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
 
 _INSERT = POSTGRES.sql(q.INSERT_EVENT)
@@ -60,55 +73,130 @@ _GAMES_UPSERT = POSTGRES.games_write
 _LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+#: a write whose synchronous commit flushes the WAL up to it: one row per server process
+_FLUSH = "INSERT INTO tonk_flush (slot, n) VALUES (pg_backend_pid(), 1) ON CONFLICT (slot) DO UPDATE SET n = tonk_flush.n + 1"
 
 
 class PostgresTransaction:
-    """One write transaction holding the append lock (:class:`~.base.Transaction`): the
-    position counter, read with the lock and advanced by each insert."""
+    """One write transaction holding the append lock (:class:`~.base.Transaction`), in as few
+    round trips as the reads allow: the first read of a game sends ``BEGIN``, the lock (the
+    position counter) and every read an append of that game makes (command id seen, last row,
+    ``games`` row) in one pipeline; the writes wait and go out with ``COMMIT`` in one more.
+    READ COMMITTED: each read is a statement after the lock's, so it sees every append
+    committed before the lock was granted."""
 
-    def __init__(self, conn: Any, position: int):
+    def __init__(self, conn: Any):
         self._conn = conn
-        self._cur = conn.cursor()
-        self._position = position
+        self._position: int | None = None  # read with the lock; advanced by each insert
+        self._read: dict[str, tuple[bool | None, LastRow | None, tuple[Any, ...] | None, str]] = {}
+        self._writes: list[tuple[str, Any, bool]] = []  # (sql, args, many) not yet sent
+        self.inserted: list[list[EventRow]] = []  # the rows of each insert, in order
+
+    # --- the lock and the reads, in one pipeline ------------------------------------------
+    def _fetch(self, game_id: str | None, command_id: str = "") -> None:
+        conn = self._conn
+        lock = seen = last = game = None
+        with conn.pipeline():
+            self._flush()
+            if self._position is None:
+                conn.execute("BEGIN")
+                lock = conn.execute(_LOCK_POSITION)
+            if game_id is not None:
+                seen = conn.execute(_BY_COMMAND, (game_id, command_id)) if command_id else None
+                last = conn.execute(_LAST_ROW, (game_id,))
+                game = conn.execute(_GAME_ROW, (game_id,))
+        if lock is not None:
+            self._position = lock.fetchone()[0]
+        if game_id is not None and last is not None and game is not None:
+            row = last.fetchone()
+            grow = game.fetchone()
+            self._read[game_id] = (
+                None if seen is None else seen.fetchone() is not None,
+                (row[0], row[1], row[2]) if row else None,
+                tuple(grow) if grow else None,
+                command_id,
+            )
+
+    def _game(self, game_id: str, command_id: str = ""):
+        got = self._read.get(game_id)
+        if got is None or (command_id and got[3] != command_id):
+            self._fetch(game_id, command_id)
+            got = self._read[game_id]
+        return got
+
+    def begin(self) -> None:
+        if self._position is None:
+            self._fetch(None)
 
     def command_seen(self, game_id: str, command_id: str) -> bool:
-        return self._cur.execute(_BY_COMMAND, (game_id, command_id)).fetchone() is not None
+        return bool(self._game(game_id, command_id)[0])
 
     def last(self, game_id: str) -> LastRow | None:
-        row = self._cur.execute(_LAST_ROW, (game_id,)).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        return self._game(game_id)[1]
 
     def last_position(self) -> int:
+        self.begin()
+        assert self._position is not None
         return self._position
 
     def game_row(self, game_id: str) -> tuple[Any, ...] | None:
-        row = self._cur.execute(_GAME_ROW, (game_id,)).fetchone()
-        return tuple(row) if row else None
+        return self._game(game_id)[2]
 
+    # --- the writes: sent with the next read, or with COMMIT ----------------------------------
     def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
+        self.begin()
+        assert self._position is not None
         self._position += len(rows)
-        cur = self._cur
-        with self._conn.pipeline():  # the writes go out together: one round trip, not one each
-            cur.executemany(_INSERT, rows)
-            cur.execute(_GAMES_UPSERT, game_row)
-            cur.execute(_SET_POSITION, (self._position,))
-            cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(self._position)))
+        self._read.pop(rows[0][0] if rows else game_row[0], None)  # what a read of this game saw is old now
+        self._writes += [(_INSERT, rows, True), (_GAMES_UPSERT, game_row, False)]
+        self.inserted.append(rows)
+
+    def _flush(self) -> None:
+        """Send the waiting writes (inside a pipeline), the counter and the hint after them."""
+        if not self._writes:
+            return
+        cur = self._conn.cursor()
+        for sql, args, many in self._writes:
+            if many:
+                cur.executemany(sql, args)
+            else:
+                cur.execute(sql, args)
+        cur.execute(_SET_POSITION, (self._position,))
+        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(self._position)))
+        self._writes = []
+
+    def commit(self) -> None:
+        if self._position is None:
+            return  # nothing was asked: no transaction began
+        with self._conn.pipeline():
+            self._flush()
+            self._conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self._writes = []
+        if self._position is not None or self._conn.info.transaction_status != 0:  # 0: idle
+            self._conn.execute("ROLLBACK")
 
     def scan(self) -> Iterable[ProjectionRow]:
+        self.begin()
         with self._conn.cursor(name="tonk_rebuild") as scan:
             scan.execute(q.SCAN)
             yield from scan
 
     def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        self._cur.execute("DELETE FROM games")
+        self.begin()
+        with self._conn.pipeline():
+            self._flush()
+        cur = self._conn.cursor()
+        cur.execute("DELETE FROM games")
         batch: list[tuple[Any, ...]] = []
         for row in rows:
             batch.append(row)
             if len(batch) >= 500:
-                self._cur.executemany(_GAMES_UPSERT, batch)
+                cur.executemany(_GAMES_UPSERT, batch)
                 batch = []
         if batch:
-            self._cur.executemany(_GAMES_UPSERT, batch)
+            cur.executemany(_GAMES_UPSERT, batch)
 
 
 def is_url(target: object) -> bool:
@@ -144,24 +232,33 @@ class PostgresEventStore(EventStore):
     """An open PostgreSQL store.  Use :meth:`open_url` (or :meth:`EventStore.open`); close
     it, or use it as a context manager."""
 
-    def __init__(self, pool: Any, url: str, read_only: bool = False):
+    def __init__(self, pool: Any, url: str, read_only: bool = False, durable: bool = True):
         self._pool = pool
         self.url = url
+        self.durable = durable
         self._where = redact(url)  # what messages name (the SQLite store names its file)
         self.read_only = read_only
         self._listener: "psycopg.Connection[Any] | None" = None
         self._psycopg = _driver()[0]
         self._pinned = threading.local()  # the connection of this thread's snapshot, if any
+        # this thread's last append, (game id, its first seq, its hashes), until its next call
+        # of the store: what hashes_after answers right after it without reading them back
+        self._appended = threading.local()
+        self._feed = FeedDecoder(self._first_payload)  # kept: a game's format never changes
+        self._own: set[str] = set()  # the NOTIFY payloads of this store's appends, not yet heard back
         self._cursor_names = itertools.count(1)
 
     # --- opening --------------------------------------------------------------------
     @classmethod
-    def open_url(cls, url: str, create: bool = True, *, read_only: bool = False) -> "PostgresEventStore":
+    def open_url(cls, url: str, create: bool = True, *, read_only: bool = False, durable: bool = True) -> "PostgresEventStore":
         """Open the store at ``url``, creating its tables (``create=True``) in a database
         that holds none yet.  A database holding another application's ``events``, or a
         newer schema, is refused with :class:`StoreError` and left untouched.
         ``read_only``: an existing store, read in read-only transactions, never migrated
-        (an older schema reads too)."""
+        (an older schema reads too).  ``durable=False``: this store's commits do not wait
+        for the server's WAL flush (``synchronous_commit = off`` on its connections): a
+        commit is then durable once a later :meth:`sync_wal` has returned (the service's
+        group commit, ``service/group_sync.py``); the server's own settings are untouched."""
         psycopg, psycopg_pool = _driver()
         where = redact(url)
         try:
@@ -179,6 +276,8 @@ class PostgresEventStore(EventStore):
         def configure(conn: Any) -> None:
             if read_only:
                 conn.execute("SET default_transaction_read_only = on")
+            if not durable:
+                conn.execute("SET synchronous_commit = off")
 
         pool = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=POOL_SIZE, kwargs={"autocommit": True}, configure=configure, open=False, name="tonk"
@@ -188,7 +287,7 @@ class PostgresEventStore(EventStore):
         except psycopg_pool.PoolTimeout:
             pool.close()
             raise StoreError(f"cannot open {where}: no connection within {CONNECT_TIMEOUT_S} s") from None
-        return cls(pool, url, read_only)
+        return cls(pool, url, read_only, durable)
 
     @property
     def path(self) -> str:
@@ -207,6 +306,7 @@ class PostgresEventStore(EventStore):
     @contextmanager
     def _connection(self) -> Iterator[Any]:
         """A connection for one read: this thread's snapshot's, or one from the pool."""
+        self._appended.rows = None
         pinned = getattr(self._pinned, "conn", None)
         if pinned is not None:
             with self._reading():
@@ -246,8 +346,56 @@ class PostgresEventStore(EventStore):
 
     @contextmanager
     def _transaction(self) -> Iterator[PostgresTransaction]:
-        with self._locked() as (conn, position):
-            yield PostgresTransaction(conn, position)
+        """An append's transaction (:class:`PostgresTransaction`: the lock and the reads in one
+        round trip, the writes and ``COMMIT`` in another), rolled back on any error."""
+        psycopg = self._psycopg
+        if self.read_only:
+            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
+        try:
+            with self._pool.connection() as conn:
+                tx = PostgresTransaction(conn)
+                try:
+                    yield tx
+                except BaseException:
+                    with suppress(psycopg.Error):
+                        tx.rollback()
+                    raise
+                if tx.inserted:  # known before its NOTIFY can be heard back
+                    if len(self._own) >= OWN_NOTES:
+                        self._own.clear()  # notes never heard (nobody listening yet): a stray one only wakes a waiter
+                    self._own.add(str(tx.last_position()))
+                tx.commit()
+                if len(tx.inserted) == 1 and tx.inserted[0]:
+                    rows = tx.inserted[0]
+                    self._appended.rows = (rows[0][0], rows[0][1], [r[5] for r in rows])
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+
+    def sync_wal(self) -> None:
+        """Return once every commit made before the call is on the server's disk, whatever
+        ``synchronous_commit`` those commits ran with: one small write committed with
+        ``synchronous_commit = on`` (its row in ``tonk_flush``), whose commit waits for the
+        WAL flush up to its own commit record, after every commit made before it.  One round
+        trip; the service calls it in a worker thread for the commits of many tables at once
+        (``service/group_sync.py``)."""
+        psycopg = self._psycopg
+        if self.read_only:
+            return
+        try:
+            with self._pool.connection() as conn:
+                try:
+                    with conn.pipeline():
+                        conn.execute("BEGIN")
+                        conn.execute("SET LOCAL synchronous_commit = on")
+                        conn.execute(_FLUSH)
+                        conn.execute("COMMIT")
+                except psycopg.Error:
+                    with suppress(psycopg.Error):
+                        if conn.info.transaction_status != 0:
+                            conn.execute("ROLLBACK")
+                    raise
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -308,15 +456,27 @@ class PostgresEventStore(EventStore):
         return int(self._one(q.LAST_POSITION))
 
     def wait_for_append(self, timeout: float) -> bool:
-        """Wait for a ``NOTIFY`` of a new append, at most ``timeout`` seconds; True when one
-        came.  A hint only: a notification sent while the listener was (re)connecting is
-        lost, so callers read the global order after every wait, notified or not."""
+        """Wait for a ``NOTIFY`` of another writer's append (another node's: this store's own
+        appends do not wake it), at most ``timeout`` seconds; True when one came.  A hint
+        only: a notification sent while the listener was (re)connecting is lost, so callers
+        read the global order after every wait, notified or not."""
         psycopg = self._psycopg
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
                 self._listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
-            return any(True for _ in self._listener.notifies(timeout=timeout, stop_after=1))
+            deadline = time.monotonic() + timeout
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
+                if not notes:
+                    return False
+                if notes[0].payload in self._own:  # this store's own append: its caller has it
+                    self._own.discard(notes[0].payload)
+                    continue
+                return True
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
@@ -345,6 +505,25 @@ class PostgresEventStore(EventStore):
 
     def _first_payload(self, game_id: str) -> str | bytes:
         return str(self._one(q.FIRST_PAYLOAD, (game_id,)))
+
+    def hashes_after(self, game_id: str, seq: int) -> list[str]:
+        """As the contract's; asked first thing after this thread appended to the game from
+        ``seq + 1`` on (what a cached fold asks after its append), the hashes that append
+        stored, without reading them back (a round trip per command saved)."""
+        appended, self._appended.rows = getattr(self._appended, "rows", None), None
+        if appended is not None and appended[0] == game_id and appended[1] == seq + 1:
+            return appended[2]
+        return super().hashes_after(game_id, seq)
+
+    def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
+        """As the contract's, decoding through one decoder per game kept from call to call
+        (not a first-payload read of each game in every batch)."""
+        with self._reading():
+            rows = self._feed_rows(after, limit)
+            if self._feed.games() > FEED_DECODERS:
+                self._feed = FeedDecoder(self._first_payload)
+            feed = self._feed
+            return [feed.decode(*row) for row in rows]
 
     def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
         return self._all(q.HASH_ROWS, (game_id, after))

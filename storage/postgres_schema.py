@@ -14,7 +14,8 @@ so every ordering equals SQLite's), append-only through triggers refusing
 UPDATE, DELETE and TRUNCATE; ``games`` (the projection); and
 ``event_position``, the one-row counter of the global order, which every
 append locks first (so appends are serialised, and commit order is position
-order: see :mod:`.feed`); and the evidence log's tables (:mod:`.evidence_log`).
+order: see :mod:`.feed`); the evidence log's tables (:mod:`.evidence_log`);
+and ``tonk_flush``, what a WAL flush writes (``PostgresEventStore.sync_wal``).
 """
 
 from __future__ import annotations
@@ -97,10 +98,17 @@ def _chain_version(cur) -> None:
     cur.execute("ALTER TABLE events ADD COLUMN chain INTEGER NOT NULL DEFAULT 1")
 
 
+def _flush(cur) -> None:
+    """``tonk_flush``: what a WAL flush writes (``PostgresEventStore.sync_wal``), one row
+    per server process, keyed by its pid; it holds nothing else."""
+    cur.execute("CREATE TABLE tonk_flush (slot INTEGER PRIMARY KEY, n BIGINT NOT NULL)")
+
+
 STEPS: tuple[tuple[str, Callable], ...] = (
     ("0001_events_games_position", _events_and_games),
     ("0002_chain_version", _chain_version),
     ("0003_evidence", create_evidence_tables),
+    ("0004_flush", _flush),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in STEPS)

@@ -122,3 +122,75 @@ def test_without_the_postgres_extra_a_url_is_one_clean_error(monkeypatch, clean_
     monkeypatch.setitem(sys.modules, "psycopg_pool", None)
     r = CliRunner().invoke(app, ["--db", "postgresql://u@h/db", "games"])
     clean_failure(r, 2, "pip install 'tonk[postgres]'")
+
+
+def _setting(store, name: str) -> str:
+    with store._connection() as conn:  # one of the store's own pooled connections
+        return conn.execute(f"SHOW {name}").fetchone()[0]
+
+
+@pytest.mark.postgres
+def test_a_store_opened_not_durable_commits_without_waiting_and_sync_wal_flushes_every_commit(pg_url, games):
+    """``durable=False``: the store's own commits do not wait for the WAL flush (the server's
+    setting is untouched); ``sync_wal`` returns once everything committed before it is flushed."""
+    import psycopg
+
+    with open_store(pg_url, durable=False) as store, psycopg.connect(pg_url, autocommit=True) as other:
+        assert _setting(store, "synchronous_commit") == "off"
+        server = other.execute("SHOW synchronous_commit").fetchone()[0]  # (the tests' server has it off too)
+        for g in games:
+            store.append(g.game_id, g.events, 0)
+        committed = other.execute("SELECT pg_current_wal_insert_lsn()").fetchone()[0]
+        store.sync_wal()
+        flushed = other.execute("SELECT pg_current_wal_flush_lsn() >= %s::pg_lsn", (committed,)).fetchone()[0]
+        assert flushed is True
+        assert other.execute("SELECT count(*) FROM tonk_flush").fetchone()[0] >= 1
+    with open_store(pg_url) as store:
+        assert _setting(store, "synchronous_commit") == server
+        assert [store.version(g.game_id) for g in games] == [len(g.events) for g in games]
+
+
+@pytest.mark.postgres
+def test_the_hashes_after_an_append_are_the_appends_then_the_stores(pg_url, games):
+    """Asked right after this store's append, ``hashes_after`` answers the hashes that append
+    stored without reading them back; asked again, it reads the store (another writer's too)."""
+    g = games[0]
+    with open_store(pg_url) as a, open_store(pg_url) as b:
+        a.append(g.game_id, g.events[:3], 0)
+        stored = [h for _, _, h in a.hash_rows(g.game_id)]
+        a.append(g.game_id, g.events[3:5], 3)
+        b.append(g.game_id, g.events[5:8], 5)
+        assert a.hashes_after(g.game_id, 3) == [h for _, _, h in b.hash_rows(g.game_id, 3)][:2]
+        assert a.hashes_after(g.game_id, 3) == [h for _, _, h in b.hash_rows(g.game_id, 3)]
+        assert len(a.hashes_after(g.game_id, 3)) == 5 and a.hashes_after(g.game_id, 0)[:3] == stored
+
+
+@pytest.mark.postgres
+def test_an_append_that_fails_leaves_the_connection_clean_and_the_next_one_lands(pg_url, games):
+    """A refused append (a stale expected version) rolls its transaction back: the pooled
+    connection is usable, and nothing of the refused append is stored."""
+    from tonk.storage.errors import ConcurrencyError
+
+    g = games[0]
+    with open_store(pg_url) as store:
+        store.append(g.game_id, g.events[:3], 0)
+        for _ in range(10):  # more than the pool holds: every connection came back clean
+            with pytest.raises(ConcurrencyError):
+                store.append(g.game_id, g.events[3:5], 1)
+        assert store.append(g.game_id, g.events[3:5], 3, command_id="c1") == 5
+        assert store.append(g.game_id, g.events[3:5], 3, command_id="c1") == 5  # the same command again: a no-op
+        assert store.version(g.game_id) == 5 and store.last_position() == 5
+
+
+@pytest.mark.postgres
+def test_a_stores_own_appends_do_not_wake_its_follower_anothers_do(pg_url, games):
+    """``wait_for_append`` is the hint of another writer's append: this store's own (already
+    in its caller's hands) are not a reason to read the global order again."""
+    a, b, c = games[0], games[1], games[2]
+    with open_store(pg_url) as store, open_store(pg_url) as other:
+        assert store.wait_for_append(0.01) is False  # listening now
+        store.append(a.game_id, a.events, 0)
+        store.append(b.game_id, b.events, 0)
+        assert store.wait_for_append(0.5) is False  # its own two NOTIFYs came and were passed over
+        other.append(c.game_id, c.events, 0)
+        assert store.wait_for_append(60) is True
