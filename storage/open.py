@@ -34,12 +34,18 @@ def is_memory(target: str | Path) -> bool:
 
 
 def open_store(
-    target: str | Path, create: bool = True, *, read_only: bool = False, durable: bool = True, integrity_check: bool = True
+    target: str | Path,
+    create: bool = True,
+    *,
+    read_only: bool = False,
+    durable: bool = True,
+    integrity_check: bool = True,
+    bulk: bool = False,
 ) -> "EventStore":
     """The store ``target`` names.  ``create``: make the store when it does not exist yet
     (else :class:`~tonk.storage.errors.StoreError`); ``read_only``: open an existing store
-    for reading only (nothing can be written through it); ``durable`` and
-    ``integrity_check`` are the SQLite store's (:meth:`~.sqlite.SqliteEventStore.open_file`)
+    for reading only (nothing can be written through it); ``durable``, ``integrity_check``
+    and ``bulk`` are the SQLite store's (:meth:`~.sqlite.SqliteEventStore.open_file`)
     and ignored by the others."""
     if is_postgres(target):
         from .postgres import PostgresEventStore
@@ -51,7 +57,7 @@ def open_store(
         return MemoryEventStore.open_memory(None, create=create, read_only=read_only)
     from .sqlite import SqliteEventStore
 
-    return SqliteEventStore.open_file(target, create=create, read_only=read_only, durable=durable, integrity_check=integrity_check)
+    return SqliteEventStore.open_file(target, create=create, read_only=read_only, durable=durable, integrity_check=integrity_check, bulk=bulk)
 
 
 def describe(target: str | Path) -> str:

@@ -74,7 +74,7 @@ def hash_value(text: str) -> bytes | str:
 
 def pack_text(payload: str) -> bytes | str:
     """What ``payload`` stores for the payload ``payload`` (:func:`.payload_zip.pack`)."""
-    return payload if len(payload) < _SMALL else payload_zip.pack(payload.encode("utf-8"))
+    return payload if len(payload) < _SMALL or (len(payload) < _MIN and payload.isascii()) else payload_zip.pack(payload.encode("utf-8"))
 
 
 def hash_text(value: bytes | str) -> str:
@@ -92,6 +92,7 @@ def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None)
     out: list[tuple[Any, ...]] = []
     append = out.append
     fromhex = bytes.fromhex
+    pack = payload_zip.pack
     timed = TIMED
     prev_hash = GENESIS if prev_of_first is None else prev_of_first
     last_at: str | None = None
@@ -106,7 +107,7 @@ def lean_rows(game: int, rows: list[tuple[Any, ...]], prev_of_first: str | None)
         else:
             stored_at = at_v if type_ in timed else None
         append((
-            game, seq, type_, payload if len(payload) < _SMALL else payload_zip.pack(payload.encode("utf-8")),
+            game, seq, type_, payload if len(payload) < _SMALL or (len(payload) < _MIN and payload.isascii()) else pack(payload.encode("utf-8")),
             stored_at, fromhex(h), None if p == prev_hash else p, None if cmd == last_cmd and cmd else cmd, position, chain,
         ))
         prev_hash, last_cmd = h, cmd
@@ -156,6 +157,9 @@ def scan_rows(rows: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
 
 #: a payload shorter than this (in characters) is shorter than payload_zip.MIN_SIZE bytes
 _SMALL = payload_zip.MIN_SIZE // 4
+#: an ASCII payload shorter than this (in characters) is too: neither is compressed
+#: (payload_zip.pack would keep it as text)
+_MIN = payload_zip.MIN_SIZE
 
 
 def register_functions(conn: Any) -> None:
