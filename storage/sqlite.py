@@ -34,7 +34,7 @@ from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .keys import key_path
-from .schema import BULK_PAGE_SIZE, PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
+from .schema import BULK_CHECKPOINT_BYTES, BULK_PAGE_SIZE, PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
 from .seats import SeatTables, SqlSeatTables
 from .statements import SQLITE, SqliteStatements, Statements
 
@@ -154,8 +154,9 @@ class SqliteEventStore(EventStore):
         when :meth:`close` returns, not after each commit: a new store gets
         :data:`~.schema.BULK_PAGE_SIZE` pages (an existing one keeps its own), commits are
         not each fsynced (``synchronous=NORMAL``: a killed process loses nothing committed, a
-        power cut only the last commits, and the store stays consistent), and :meth:`close`
-        fsyncs the WAL first (:meth:`sync_wal`).  ``durable`` is then ignored.
+        power cut only the last commits, and the store stays consistent), the WAL grows to
+        :data:`~.schema.BULK_CHECKPOINT_BYTES` before it is copied into the file, and
+        :meth:`close` fsyncs the WAL first (:meth:`sync_wal`).  ``durable`` is then ignored.
 
         A file that is not a tonk store, has a newer schema or is corrupt is refused
         with :class:`StoreError` and left untouched (it is inspected read-only first;
@@ -185,6 +186,9 @@ class SqliteEventStore(EventStore):
                 conn.execute(f"PRAGMA page_size = {BULK_PAGE_SIZE if bulk else PAGE_SIZE}")  # a new store (ignored once the file has pages)
             _enable_wal(conn, path)
             conn.execute(f"PRAGMA synchronous = {'FULL' if durable and not bulk else 'NORMAL'}")
+            if bulk:
+                page = conn.execute("PRAGMA page_size").fetchone()[0]
+                conn.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_BYTES // page}")
             if version != SCHEMA_VERSION:
                 migrate(db, path)
         except sqlite3.Error as exc:

@@ -11,7 +11,7 @@ import pytest
 from tonk.application.simulate import SimConfig, run_games
 from tonk.storage import EventStore
 from tonk.storage.open import open_store
-from tonk.storage.schema import BULK_PAGE_SIZE, PAGE_SIZE
+from tonk.storage.schema import BULK_CHECKPOINT_BYTES, BULK_PAGE_SIZE, PAGE_SIZE
 from tonk.storage.sqlite import SqliteEventStore
 
 
@@ -28,6 +28,7 @@ def test_a_new_bulk_store_has_the_bulk_page_size_and_normal_sync(tmp_path, play)
     store = open_store(path, create=True, bulk=True)
     assert isinstance(store, SqliteEventStore)
     assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == BULK_CHECKPOINT_BYTES // BULK_PAGE_SIZE
     g = play(1)
     store.append(g.game_id, g.events, 0)
     store.close()
@@ -51,6 +52,7 @@ def test_a_store_made_by_another_writer_keeps_its_page_size_when_opened_bulk(tmp
 def test_an_ordinary_store_commits_with_full_sync(tmp_path):
     with open_store(tmp_path / "s.db") as store:
         assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000  # SQLite's default
 
 
 def test_closing_a_bulk_store_fsyncs_its_wal_before_closing(tmp_path, monkeypatch, play):
