@@ -315,7 +315,8 @@ def run_games(
     if db is not None:
         from ..storage.open import open_store
 
-        store = open_store(db, create=True)
+        # bulk: whole games committed without an fsync each, all of them on disk at close()
+        store = open_store(db, create=True, bulk=True)
     try:
         with relaxed_gc():
             for index in indices:
@@ -437,7 +438,7 @@ def _run(config: SimConfig, db: str | None, progress: Callable[[int], None] | No
         # half-created file (one would see a schema in the making and refuse it)
         from ..storage.open import open_store
 
-        open_store(db, create=True).close()
+        open_store(db, create=True, bulk=True).close()
     tally = Tally(config.players)
     ctx = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     with ProcessPoolExecutor(max_workers=config.workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)) as pool:

@@ -18,8 +18,10 @@ reversed every other round):
   ``decide``, every event produced and folded, the report computed and printed.  Deals
   are not counted as actions (their time is).
 * ``tonk_sqlite``: the same command with ``--db FILE`` instead of ``--no-store``: every
-  game appended to a new SQLite store (one transaction per game, the store's default
-  ``synchronous=FULL``), the file deleted afterwards.
+  game appended to a new SQLite store, one transaction per game, as ``tonk simulate``
+  writes (bulk: ``synchronous=NORMAL`` and one fsync of the WAL when the store closes,
+  before the command reports; 4 KB pages; docs/event-format.md), the file deleted
+  afterwards.
 
 Each process is timed whole, start-up and imports included: wall time around it and its
 CPU time (user + system, from ``wait4``).  Actions per second is the process's action

@@ -18,6 +18,7 @@ throwaway simulations).  The same contract suite runs on each
 from __future__ import annotations
 
 import itertools
+from binascii import hexlify
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ContextManager, Iterable, Iterator, NamedTuple, Protocol, Sequence
@@ -27,7 +28,7 @@ import msgspec
 from ..core.events import EVENT_TYPES, Event, GameStarted, decode
 from . import projection
 from .append_rules import EventRow, LastRow, checked_append, rows_after
-from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_hash
+from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_digest, scan_link_hash
 from .codec import Decoder, decode_error, decode_rows, first_event
 from .errors import StoreError, UnknownGame
 from .evidence_log import EvidenceTables
@@ -137,6 +138,7 @@ _EVENT_DECODER = msgspec.json.Decoder(Event)
 #: scan compares the type column with the decoded event's name (a lookup keyed by the class
 #: instead of hashing the column's fresh string)
 _TYPE_NAME_OF = {cls: name for name, cls in EVENT_TYPES.items()}
+_GENESIS_B = GENESIS.encode("ascii")
 
 
 class EventStore(ABC):
@@ -453,26 +455,36 @@ class EventStore(ABC):
         dec: Decoder = decode
         ok = True
         want = 1
-        last = GENESIS
+        #: the game's last hash so far, as the ASCII bytes of its hex (what the next link hashes)
+        last_b = _GENESIS_B
         type_name = _TYPE_NAME_OF.get
         link_hash = scan_link_hash()
         last_at = last_cmd = ""
+        link_digest = scan_link_digest()
+        # the last stored time in microseconds and its text (the rows of one append share it)
+        at_us: int | None = None
+        at_us_text = ""
         with self._reading():
             for game_id, seq, type_, data, stored_hash, prev_hash, chain, stored_at, stored_cmd in self._chain_rows(only):
                 if game_id != current:
                     last_at = last_cmd = ""
                 # None: the value of the game's previous row; bytes and numbers: see ChainRow
-                hash_ = stored_hash.hex() if type(stored_hash) is bytes else stored_hash
                 if stored_at is not None:
-                    last_at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
+                    if type(stored_at) is int:
+                        if stored_at != at_us:
+                            at_us, at_us_text = stored_at, at_text(stored_at)
+                        last_at = at_us_text
+                    else:
+                        last_at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
                 if stored_cmd is not None:
                     last_cmd = stored_cmd
                 at, cmd = last_at, last_cmd
                 if game_id != current:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
-                    current, events, ok, want, last = game_id, [], True, 1, GENESIS
+                    current, events, ok, want = game_id, [], True, 1
                     append = events.append
+                    hash_ = stored_hash.hex() if type(stored_hash) is bytes else stored_hash
                     if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
                         try:
                             event, dec = first_event(data)
@@ -483,23 +495,30 @@ class EventStore(ABC):
                             continue
                         if type(event) is GameStarted and event.game_id == game_id and type_ == "game_started":
                             append(event)
-                            want, last = 2, hash_
+                            want, last_b = 2, hash_.encode("ascii")
                             continue
                     ok = False
                     continue
                 if not ok:
                     continue
-                if seq != want or (prev_hash is not None and prev_hash != last):
+                if seq != want or (prev_hash is not None and prev_hash != last_b.decode("ascii")):
                     ok = False
                     continue
                 try:
-                    h = link_hash(last, data, chain, at, cmd)
+                    digest = link_digest(last_b, data, chain, at, cmd)
                 except UnknownChainVersion:
                     ok = False
                     continue
-                if h != hash_:
-                    ok = False
-                    continue
+                if type(stored_hash) is bytes:  # a hash stored as its bytes: compared as bytes
+                    if digest != stored_hash:
+                        ok = False
+                        continue
+                    last_b = hexlify(stored_hash)
+                else:
+                    if digest.hex() != stored_hash:
+                        ok = False
+                        continue
+                    last_b = stored_hash.encode("ascii")
                 try:
                     event = dec(data)
                 except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
@@ -510,7 +529,6 @@ class EventStore(ABC):
                     continue
                 append(event)
                 want += 1
-                last = h
         if current is not None:
             yield self._finish_verified(current, events, ok, want - 1)
 

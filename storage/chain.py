@@ -108,6 +108,31 @@ def scan_link_hash() -> LinkHash:
     return link
 
 
+#: the signature of :func:`scan_link_digest`'s function
+LinkDigest = Callable[[bytes, bytes, int, str, str], bytes]
+
+
+def scan_link_digest() -> LinkDigest:
+    """:func:`link_hash` for the verified scan, as the 32 bytes of the digest (compared with a
+    hash stored as its bytes without turning either into hex), with the previous hash given
+    as the ASCII bytes of its hex; the suffix of chain version 2 encoded once for the
+    consecutive rows that share their time and command id (:func:`scan_link_hash`)."""
+    last_at: str | None = None
+    last_cmd: str | None = None
+    suffix = b""
+
+    def link(prev: bytes, payload: bytes, chain: int, recorded_at: str, command_id: str) -> bytes:
+        nonlocal last_at, last_cmd, suffix
+        if chain == 2:
+            if recorded_at != last_at or command_id != last_cmd:
+                last_at, last_cmd = recorded_at, command_id
+                suffix = b"\n" + _meta((recorded_at, command_id))
+            return sha256(prev + payload + suffix).digest()
+        return sha256(prev + payload + link_suffix(chain, recorded_at, command_id)).digest()
+
+    return link
+
+
 def chain_links(prev_hash: str, payloads: Iterable[bytes], recorded_at: str, command_id: str) -> list[tuple[str, str]]:
     """``(prev_hash, hash)`` of each of ``payloads`` appended in order after ``prev_hash``,
     all recorded at ``recorded_at`` by ``command_id``, in chain version :data:`CHAIN_VERSION`

@@ -34,15 +34,21 @@ def is_memory(target: str | Path) -> bool:
 
 
 def open_store(
-    target: str | Path, create: bool = True, *, read_only: bool = False, durable: bool = True, integrity_check: bool = True
+    target: str | Path,
+    create: bool = True,
+    *,
+    read_only: bool = False,
+    durable: bool = True,
+    integrity_check: bool = True,
+    bulk: bool = False,
 ) -> "EventStore":
     """The store ``target`` names.  ``create``: make the store when it does not exist yet
     (else :class:`~tonk.storage.errors.StoreError`); ``read_only``: open an existing store
     for reading only (nothing can be written through it); ``durable``: each commit waits
     for the disk (else a later ``sync_wal()`` makes it durable: SQLite's
     :meth:`~.sqlite.SqliteEventStore.open_file`, PostgreSQL's
-    :meth:`~.postgres.PostgresEventStore.open_url`); ``integrity_check`` is the SQLite
-    store's.  The in-memory store ignores both."""
+    :meth:`~.postgres.PostgresEventStore.open_url`); ``integrity_check`` and ``bulk`` are
+    the SQLite store's, ignored by the others.  The in-memory store ignores all three."""
     if is_postgres(target):
         from .postgres import PostgresEventStore
 
@@ -53,7 +59,7 @@ def open_store(
         return MemoryEventStore.open_memory(None, create=create, read_only=read_only)
     from .sqlite import SqliteEventStore
 
-    return SqliteEventStore.open_file(target, create=create, read_only=read_only, durable=durable, integrity_check=integrity_check)
+    return SqliteEventStore.open_file(target, create=create, read_only=read_only, durable=durable, integrity_check=integrity_check, bulk=bulk)
 
 
 def describe(target: str | Path) -> str:

@@ -30,6 +30,13 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 #: the page size of a new store (an existing store keeps its own): small pages, so that a
 #: commit rewrites few bytes of each b-tree it touches (issue 24)
 PAGE_SIZE = 1024
+#: the page size of a new store made by a bulk writer (``tonk simulate``), which commits whole
+#: games, not single commands: fewer, larger pages cost less to write and read back (a store
+#: keeps the page size it was made with, whoever writes to it later)
+BULK_PAGE_SIZE = 4096
+#: how much WAL a bulk writer lets grow before SQLite copies it into the file (a checkpoint,
+#: with two fsyncs; SQLite's default is 1,000 pages): fewer, larger checkpoints
+BULK_CHECKPOINT_BYTES = 64 * 1024 * 1024
 
 
 def _append_only(table: str) -> dict[str, str]:

@@ -34,7 +34,7 @@ from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .keys import key_path
-from .schema import PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
+from .schema import BULK_CHECKPOINT_BYTES, BULK_PAGE_SIZE, PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
 from .seats import SeatTables, SqlSeatTables
 from .statements import SQLITE, SqliteStatements, Statements
 
@@ -120,6 +120,8 @@ class SqliteEventStore(EventStore):
         self._path = path
         self._conn: sqlite3.Connection = db.conn
         self._wal_fd: int | None = None
+        #: fsync the WAL in :meth:`close` (a store opened ``bulk``)
+        self._sync_on_close = False
         # a store of an older schema opened read only has no chain column: its rows are all version 1
         try:
             columns = {r[1] for r in self._conn.execute("PRAGMA table_info(events)")}
@@ -137,9 +139,24 @@ class SqliteEventStore(EventStore):
     # --- opening --------------------------------------------------------------------
     @classmethod
     def open_file(
-        cls, path: str | Path, create: bool = True, *, durable: bool = True, integrity_check: bool = True, read_only: bool = False
+        cls,
+        path: str | Path,
+        create: bool = True,
+        *,
+        durable: bool = True,
+        integrity_check: bool = True,
+        read_only: bool = False,
+        bulk: bool = False,
     ) -> "SqliteEventStore":
         """Open the store at ``path``, creating it (``create=True``) if the file is missing.
+
+        ``bulk``: for a writer of many whole games (``tonk simulate``), whose record is on disk
+        when :meth:`close` returns, not after each commit: a new store gets
+        :data:`~.schema.BULK_PAGE_SIZE` pages (an existing one keeps its own), commits are
+        not each fsynced (``synchronous=NORMAL``: a killed process loses nothing committed, a
+        power cut only the last commits, and the store stays consistent), the WAL grows to
+        :data:`~.schema.BULK_CHECKPOINT_BYTES` before it is copied into the file, and
+        :meth:`close` fsyncs the WAL first (:meth:`sync_wal`).  ``durable`` is then ignored.
 
         A file that is not a tonk store, has a newer schema or is corrupt is refused
         with :class:`StoreError` and left untouched (it is inspected read-only first;
@@ -166,9 +183,12 @@ class SqliteEventStore(EventStore):
             conn = db.conn
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if version is None:
-                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a new store (ignored once the file has pages)
+                conn.execute(f"PRAGMA page_size = {BULK_PAGE_SIZE if bulk else PAGE_SIZE}")  # a new store (ignored once the file has pages)
             _enable_wal(conn, path)
-            conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+            conn.execute(f"PRAGMA synchronous = {'FULL' if durable and not bulk else 'NORMAL'}")
+            if bulk:
+                page = conn.execute("PRAGMA page_size").fetchone()[0]
+                conn.execute(f"PRAGMA wal_autocheckpoint = {BULK_CHECKPOINT_BYTES // page}")
             if version != SCHEMA_VERSION:
                 migrate(db, path)
         except sqlite3.Error as exc:
@@ -177,7 +197,9 @@ class SqliteEventStore(EventStore):
         except BaseException:
             db.close()
             raise
-        return cls(db, path)
+        store = cls(db, path)
+        store._sync_on_close = bulk
+        return store
 
     @classmethod
     def open_read_only(cls, path: str | Path, *, integrity_check: bool = True) -> "SqliteEventStore":
@@ -221,6 +243,16 @@ class SqliteEventStore(EventStore):
         return self._path
 
     def close(self) -> None:
+        if self._sync_on_close:
+            self._sync_on_close = False
+            try:
+                self.sync_wal()
+            except BaseException:
+                self._close()
+                raise
+        self._close()
+
+    def _close(self) -> None:
         if self._wal_fd is not None:
             os.close(self._wal_fd)
             self._wal_fd = None

@@ -228,3 +228,29 @@ def test_an_event_moved_to_another_game_is_found(db, games, record):
     record(db, games[:2])
     _tamper_lean(db, "UPDATE event_rows SET game = 2, seq = 1000 WHERE game = 1 AND seq = 5")
     assert _first_finding(db, games[0].game_id).seq == 6
+
+
+def test_the_values_bound_for_null_never_stand_for_a_stored_value():
+    """lean_rows binds -1 and 0 for NULL (sqlite3 adapts None slowly); a time of 0 µs and
+    command ids '0' and '-1' are still stored as themselves."""
+    from tonk.storage import sqlite_layout as lean
+
+    conn = sqlite3.connect(":memory:")
+    for sql in lean.TABLES:
+        conn.execute(sql)
+    h = [hashlib.sha256(bytes([i])).hexdigest() for i in range(4)]
+    epoch = "1970-01-01T00:00:00.000000Z"
+    rows = [
+        ("g", 1, "game_started", "{}", epoch, h[0], "0" * 64, "0", 1, 2),
+        ("g", 2, "hand_dealt", "{}", epoch, h[1], h[0], "0", 2, 2),
+        ("g", 3, "card_drawn", "{}", "2026-01-01T00:00:00.000000Z", h[2], "0", "-1", 3, 2),
+        ("g", 4, "card_drawn", "{}", "-1", h[3], h[2], "-1", 4, 2),
+    ]
+    conn.executemany(lean.INSERT_ROW, lean.lean_rows(7, rows, None))
+    stored = conn.execute("SELECT seq, recorded_at, typeof(recorded_at), prev_hash, command_id, typeof(hash) FROM event_rows ORDER BY seq").fetchall()
+    assert stored == [
+        (1, 0, "integer", None, "0", "blob"),  # 0 µs is a time, '0' a command id (and the genesis hash NULL)
+        (2, None, "null", None, None, "blob"),  # the previous row's time, hash and command id
+        (3, at_value("2026-01-01T00:00:00.000000Z"), "integer", "0", "-1", "blob"),
+        (4, "-1", "text", None, None, "blob"),  # a time kept as its text, even '-1'
+    ]
