@@ -20,7 +20,10 @@ def test_the_answer_holds_the_authors_view_exactly_as_its_get_and_no_other_seats
     views = {s: client.view(table, t).json() for s, t in tokens.items()}
     mover = next(s for s, v in views.items() if v["legal"])
     other = next(s for s in tokens if s != mover)
-    body = command_body(views[mover]["legal"][0], views[mover]["version"])
+    # a draw: the hand goes on (a knock, the first legal action, may end the hand or the game,
+    # and an ended hand shows every hand to everyone)
+    draw = next(a for a in views[mover]["legal"] if a["action"] == "draw_stock")
+    body = command_body(draw, views[mover]["version"])
     r = act_with_view(client, table, tokens[mover], body)
     assert r.status_code == 200, r.text
     answer = r.json()
