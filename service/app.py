@@ -61,10 +61,11 @@ from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
+from .fast_path import fast_path
 from .group_sync import Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
-from .request_body import SafeJSONRequest, read_fields
+from .request_body import CommandRequest, SafeJSONRequest, read_fields
 from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
@@ -90,19 +91,6 @@ class ServiceConfig:
     shutdown_timeout: float = 5.0  # on SIGTERM/SIGINT: seconds for commands in flight and streams' goodbyes
     stream_ticket: int = LIFETIME  # seconds a stream cookie (POST .../session) opens the seat's stream
     workers: int = 1  # processes serving the store together (tonk serve --workers; service.server)
-
-
-class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A seat's command: the action and its fields, the version the seat saw, a command id."""
-
-    action: str
-    version: int
-    command_id: str
-    card: str | None = None
-    cards: list[str] | None = None
-    target: str | None = None
-    jokers_as: dict[str, str] | None = None
-    joker_as: str | None = None
 
 
 class SitRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -372,7 +360,7 @@ def create_app(config: ServiceConfig) -> Litestar:
             store.close()
 
     return Litestar(
-        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
+        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability), fast_path],
         route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],

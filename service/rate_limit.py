@@ -53,6 +53,15 @@ class RateLimiter:
                 del self._buckets[k]
 
 
+    def refund(self, key: str) -> None:
+        """Give back the request :meth:`check` just took from ``key``'s bucket (it was not
+        served here: it is handed on to be checked again)."""
+        if self.rate <= 0 or key not in self._buckets:
+            return
+        level, last = self._buckets[key]
+        self._buckets[key] = (min(float(self.burst), level + 1.0), last)
+
+
 def client_address(connection: ASGIConnection) -> str:
     """The client's address: the TCP peer's, or the one a trusted proxy names
     (uvicorn's ``--forwarded-allow-ips``, loopback by default)."""

@@ -31,6 +31,20 @@ class UnsupportedMediaType(TableError):
     kind = "unsupported_media_type"
 
 
+class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat's command (``POST /tables/{id}/commands``): the action and its fields, the
+    version the seat saw, a command id."""
+
+    action: str
+    version: int
+    command_id: str
+    card: str | None = None
+    cards: list[str] | None = None
+    target: str | None = None
+    jokers_as: dict[str, str] | None = None
+    joker_as: str | None = None
+
+
 class NoFields(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The body of a route that takes no fields: nothing, or ``{}``."""
 

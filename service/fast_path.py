@@ -1,0 +1,203 @@
+"""The two hot routes of play answered without Litestar's per-request machinery.
+
+A playing client sends ``POST /tables/{id}/commands[?view=true]`` for every move and reads
+``GET /tables/{id}/view`` when the turn passes to its seat.  For such a request Litestar
+spends more than the table does (a ``Request``, a copy of the handler per guard, the
+parameters' signature model, the handler's ``Response`` and its ASGI response).  This ASGI
+middleware runs after Litestar's routing, inside its exception handler and inside
+:func:`.group_sync.acknowledge_after_sync` (so every answer waits for the same fsync as
+before), and answers the plain case of those two routes itself, with the route's own bytes:
+the same struct encoded as Litestar encodes it, the same two headers.
+
+The plain case, and nothing else: the route matched is one of the two; its query string is
+empty (or ``view=true`` / ``view=false`` on a command); ``Authorization``, ``Origin``,
+``Host``, ``Content-Type`` and ``Content-Length`` come at most once each; an ``Origin``, when
+sent, is the server's own (``.same_origin``); a command's body is ``application/json``,
+within ``--max-body``, within the safe reader's limits (``.request_body``) and exactly a
+``CommandRequest``; the token is a seat's of the table; the seat's ``--rate`` bucket takes the
+request; a view is of a table in play (not one that waits for its seats or has ended: those
+views may record a rematch token); the table answers without an error.
+
+Anything else goes on to the route untouched, which then checks, charges and answers exactly
+as it always has: nothing is charged or changed before the fast answer is certain, except a
+command's rate-limit charge, which is given back when the table refuses the command (the
+route, asked again, charges it once, as before), and a body already read, which the route
+reads again as sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar.serialization import default_serializer
+from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
+
+from ..application.table_types import CommandResult
+from ..storage.seats import token_hash
+from .auth import bearer_token
+from .request_body import CommandRequest, decode_body
+from .same_origin import normal_origin
+
+#: the routes' templates, as Litestar's router names them in ``scope["path_template"]``
+VIEW_ROUTE = "/tables/{table_id}/view"
+COMMAND_ROUTE = "/tables/{table_id}/commands"
+
+_COMMAND_QUERIES = {b"": False, b"view=false": False, b"view=true": True}
+_SINGLE = frozenset({b"authorization", b"origin", b"host", b"content-type", b"content-length"})
+
+
+def _headers(scope: Scope) -> dict[str, str] | None:
+    """The headers the routes read (lower-case names), or ``None`` when one comes twice."""
+    found: dict[str, str] = {}
+    for raw, value in scope["headers"]:
+        name = raw.lower()
+        if name in _SINGLE:
+            key = name.decode("latin-1")
+            if key in found:
+                return None
+            found[key] = value.decode("latin-1")
+    return found
+
+
+def _same_origin(scope: Scope, headers: dict[str, str]) -> bool:
+    """Whether the ``same_origin`` guard lets the request pass (no ``Origin``, or the server's own)."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    scheme, sep, rest = origin.strip().partition("://")
+    sent = normal_origin(scheme, rest) if sep else None
+    return sent is not None and sent == normal_origin(scope.get("scheme", "http"), headers.get("host", ""))
+
+
+def _seat(scope: Scope, headers: dict[str, str]) -> tuple[Any, str, str, str] | None:
+    """(the state, table id, token, seat) of a request with a seat's token, or ``None``."""
+    token = bearer_token(headers)
+    table_id = scope.get("path_params", {}).get("table_id")
+    if token is None or not isinstance(table_id, str):
+        return None
+    state = scope["app"].state
+    try:
+        seat = state.tables.seat_of(table_id, token)
+    except Exception:
+        return None
+    return state, table_id, token, seat
+
+
+def _view(scope: Scope, headers: dict[str, str]) -> bytes | None:
+    """The encoded view the view route would answer, or ``None``: let the route answer."""
+    if scope.get("query_string"):
+        return None
+    found = _seat(scope, headers)
+    if found is None:
+        return None
+    state, table_id, token, seat = found
+    tables = state.tables
+    try:
+        table = tables.table(table_id)
+        if table.game.state.game_over or table.waiting:
+            return None
+        view = tables.view(table_id, seat, token)
+        state.limiter.check(token_hash(token))  # last: a refused request is the route's to answer
+    except Exception:
+        return None
+    return msgspec.json.encode(view, enc_hook=default_serializer)
+
+
+async def _body(receive: Receive, limit: int, length: int) -> tuple[bytes, list[ReceiveMessage]]:
+    """The request's body and the messages read for it (the body cut short past ``limit`` or
+    ``length``, or when the client left: the caller compares its length)."""
+    messages: list[ReceiveMessage] = []
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return b"", messages  # the client left: the route reads that too
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit or size > length:
+            return b"", messages
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), messages
+
+
+def _replay(messages: list[ReceiveMessage], receive: Receive) -> Receive:
+    """``receive`` that first gives the messages already read, in order."""
+    pending = list(messages)
+
+    async def again() -> ReceiveMessage:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return again
+
+
+async def _command(scope: Scope, headers: dict[str, str], receive: Receive) -> tuple[bytes | None, Receive]:
+    """The encoded answer of the command route, or ``None`` and the ``receive`` the route reads."""
+    with_view = _COMMAND_QUERIES.get(scope.get("query_string", b""))
+    if with_view is None or not _same_origin(scope, headers):
+        return None, receive
+    if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
+        return None, receive
+    state = scope["app"].state
+    limit = state.config.max_body
+    try:
+        length = int(headers.get("content-length", ""))
+    except ValueError:
+        return None, receive
+    if not 0 < length <= limit:
+        return None, receive
+    body, messages = await _body(receive, limit, length)
+    receive = _replay(messages, receive)
+    if len(body) != length:
+        return None, receive
+    try:
+        data = msgspec.convert(decode_body("", body), CommandRequest, strict=True)
+    except Exception:
+        return None, receive
+    found = _seat(scope, headers)
+    if found is None:
+        return None, receive
+    _, table_id, token, seat = found
+    key = token_hash(token)
+    try:
+        state.limiter.check(key)
+    except Exception:
+        return None, receive
+    fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
+    tables = state.tables
+    try:
+        result: CommandResult = tables.act(table_id, seat, data.action, fields, data.version, data.command_id)
+        if with_view:
+            result = msgspec.structs.replace(result, view=tables.view(table_id, seat, token, current=True))
+    except Exception:
+        state.limiter.refund(key)  # the route, asked again, charges this request once
+        return None, receive
+    return msgspec.json.encode(result, enc_hook=default_serializer), receive
+
+
+def fast_path(app: ASGIApp) -> ASGIApp:
+    """The middleware (see the module's text)."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        body = None
+        if scope["type"] == "http":
+            route = scope.get("path_template")
+            method = scope.get("method")
+            headers = _headers(scope) if route in (VIEW_ROUTE, COMMAND_ROUTE) else None
+            if headers is not None and route == VIEW_ROUTE and method == "GET":
+                body = _view(scope, headers)
+            elif headers is not None and route == COMMAND_ROUTE and method == "POST":
+                body, receive = await _command(scope, headers, receive)
+        if body is None:
+            await app(scope, receive, send)
+            return
+        start: Any = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+        await send(start)
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+
+    return middleware
