@@ -168,7 +168,7 @@ async def _command(scope: Scope, headers: dict[str, str], receive: Receive) -> t
         state.limiter.check(key)
     except Exception:
         return None, receive
-    fields = {k: v for k, v in msgspec.structs.asdict(data).items() if v is not None and k not in ("action", "version", "command_id")}
+    fields = data.fields()
     tables = state.tables
     try:
         result: CommandResult = tables.act(table_id, seat, data.action, fields, data.version, data.command_id)

@@ -44,6 +44,10 @@ class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     jokers_as: dict[str, str] | None = None
     joker_as: str | None = None
 
+    def fields(self) -> dict[str, Any]:
+        """The action's own fields that were sent (what ``Tables.act`` takes as ``fields``)."""
+        return {k: v for k, v in msgspec.structs.asdict(self).items() if v is not None and k not in ("action", "version", "command_id")}
+
 
 class NoFields(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The body of a route that takes no fields: nothing, or ``{}``."""
