@@ -28,7 +28,7 @@ import msgspec
 from ..core.events import EVENT_TYPES, Event, GameStarted, decode
 from . import projection
 from .append_rules import EventRow, LastRow, checked_append, rows_after
-from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_digest, scan_link_hash
+from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_digest
 from .codec import Decoder, decode_error, decode_rows, first_event
 from .errors import StoreError, UnknownGame
 from .evidence_log import EvidenceTables
@@ -458,7 +458,6 @@ class EventStore(ABC):
         #: the game's last hash so far, as the ASCII bytes of its hex (what the next link hashes)
         last_b = _GENESIS_B
         type_name = _TYPE_NAME_OF.get
-        link_hash = scan_link_hash()
         last_at = last_cmd = ""
         link_digest = scan_link_digest()
         # the last stored time in microseconds and its text (the rows of one append share it)
@@ -485,7 +484,7 @@ class EventStore(ABC):
                     current, events, ok, want = game_id, [], True, 1
                     append = events.append
                     hash_ = stored_hash.hex() if type(stored_hash) is bytes else stored_hash
-                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_hash(GENESIS, data, chain, at, cmd) == hash_:
+                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_digest(_GENESIS_B, data, chain, at, cmd).hex() == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event

@@ -84,30 +84,6 @@ def link_hash(prev_hash: str, payload: bytes, chain: int, recorded_at: str, comm
     return sha256(prev_hash.encode("ascii") + payload + link_suffix(chain, recorded_at, command_id)).hexdigest()
 
 
-#: the signature of :func:`link_hash`
-LinkHash = Callable[[str, bytes, int, str, str], str]
-
-
-def scan_link_hash() -> LinkHash:
-    """:func:`link_hash` for one pass over many rows in order (the verified scan): the
-    bytes of a recorded time and command id are encoded once for the consecutive rows
-    that share them (the events of one append)."""
-    last_at: str | None = None
-    last_cmd: str | None = None
-    suffix = b""
-
-    def link(prev_hash: str, payload: bytes, chain: int, recorded_at: str, command_id: str) -> str:
-        nonlocal last_at, last_cmd, suffix
-        if chain == 2:
-            if recorded_at != last_at or command_id != last_cmd:
-                last_at, last_cmd = recorded_at, command_id
-                suffix = b"\n" + _meta((recorded_at, command_id))
-            return sha256(prev_hash.encode("ascii") + payload + suffix).hexdigest()
-        return link_hash(prev_hash, payload, chain, recorded_at, command_id)
-
-    return link
-
-
 #: the signature of :func:`scan_link_digest`'s function
 LinkDigest = Callable[[bytes, bytes, int, str, str], bytes]
 
@@ -116,7 +92,7 @@ def scan_link_digest() -> LinkDigest:
     """:func:`link_hash` for the verified scan, as the 32 bytes of the digest (compared with a
     hash stored as its bytes without turning either into hex), with the previous hash given
     as the ASCII bytes of its hex; the suffix of chain version 2 encoded once for the
-    consecutive rows that share their time and command id (:func:`scan_link_hash`)."""
+    consecutive rows that share their time and command id (the events of one append)."""
     last_at: str | None = None
     last_cmd: str | None = None
     suffix = b""
