@@ -56,13 +56,15 @@ def serve_cmd(
     from ..service.app import ServiceConfig
     from ..service.server import serve
     from ..storage import StoreError
-    from ..storage.open import describe, open_store
+    from ..storage.open import describe, is_memory, open_store
 
     import os
 
     if workers > 1 and not hasattr(os, "fork"):
         raise fail("--workers more than 1 needs a system that can fork (Linux, macOS); serve with one process here")
     db = settings(ctx).db
+    if workers > 1 and is_memory(db):  # each process would hold its own, different store
+        raise fail("--workers more than 1 needs a store the processes share (a SQLite file or PostgreSQL), not :memory:")
     try:  # refuse a file that is not a tonk store before the server starts
         open_store(db).close()
     except StoreError as exc:

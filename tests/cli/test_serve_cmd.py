@@ -36,6 +36,16 @@ def test_serve_refuses_a_file_that_is_not_a_store(tmp_path, runner, clean_failur
     assert bad.read_text() == "hello"
 
 
+
+def test_several_workers_refuse_an_in_memory_store(runner, clean_failure):
+    """Each worker process would hold its own :memory: store: a table made through one would be
+    unknown to the other.  Refused before anything is served."""
+    pytest.importorskip("litestar")
+    from tonk.cli.app import app
+
+    result = runner.invoke(app, ["--db", ":memory:", "serve", "--port", "0", "--workers", "2"])
+    clean_failure(result, 2, "not :memory:")
+
 def test_help_does_not_import_the_web_framework():
     p = subprocess.run([sys.executable, "-c", "import sys\nfrom tonk.cli.app import app\nprint('litestar' in sys.modules, 'uvicorn' in sys.modules)"], capture_output=True, text=True)
     assert p.stdout.strip() == "False False"
