@@ -130,11 +130,6 @@ class Table:
         self.listeners: set[Listener] = set()
         self.pending: list[Event] = []  # applied to the cache, not yet stored (one request's batch)
         self.checked: int | None = None  # the store's mark of others' commits when the fold was last found current
-        # what every view of the table repeats until the next hand (views.py's work, done once):
-        # the last ended hand as each viewer sees it, by viewer -> (its seq, game over, the doc);
-        # the commitment of the hand in play, by hand number
-        self.last_hands: dict[str, tuple[int, bool, dict[str, Any]]] = {}
-        self.commitments: dict[int, HandCommitment] = {}
 
     @property
     def id(self) -> str:
@@ -826,40 +821,23 @@ def _seed_hash(table: Table) -> str | None:
 
 
 def _commitment(table: Table) -> HandCommitment | None:
-    """The commitment of the hand in play (its ``hand_dealt``), without the salt or the deck
-    (kept by hand number: a hand's deal never changes)."""
+    """The commitment of the hand in play (its ``hand_dealt``), without the salt or the deck."""
     from ..core.commitment import PLAIN
 
-    state = table.game.state
-    if not state.in_hand:
+    if not table.game.state.in_hand:
         return None
-    kept = table.commitments.get(state.hand_no)
-    if kept is not None:
-        return kept
     for e in reversed(table.game.events):
         if type(e) is HandDealt:
             scheme = e.commitment_scheme if isinstance(e.commitment_scheme, str) else PLAIN
-            found = HandCommitment(hand_no=e.hand_no, scheme=scheme, commitment=e.commitment)
-            if e.hand_no == state.hand_no:
-                table.commitments = {e.hand_no: found}
-            return found
+            return HandCommitment(hand_no=e.hand_no, scheme=scheme, commitment=e.commitment)
     return None
 
 
 def _last_hand(table: Table, viewer: str) -> dict[str, Any] | None:
-    """The last ended hand as ``viewer`` sees it, in full; kept by viewer until another hand
-    ends or the game ends (which reveals the other seats' seeds).  Never changed once made:
-    every view of it shares it."""
     events = table.game.events
     for i in range(len(events) - 1, -1, -1):
         if type(events[i]) is HandEnded:
-            over = type(events[-1]) is GameEnded
-            kept = table.last_hands.get(viewer)
-            if kept is not None and kept[0] == i + 1 and kept[1] == over:
-                return kept[2]
-            doc = {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1, viewer)}
-            table.last_hands[viewer] = (i + 1, over, doc)
-            return doc
+            return {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1, viewer)}
     return None
 
 
