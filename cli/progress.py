@@ -10,6 +10,8 @@ a function call.
 
 from __future__ import annotations
 
+import os
+import sys
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator, TypeVar
 
@@ -21,6 +23,12 @@ def _noop(n: int = 1) -> None:
 
 
 def stderr_is_terminal() -> bool:
+    """Whether Rich's console on stderr is a terminal.  When stderr is no tty and nothing in the
+    environment tells Rich otherwise (``TTY_COMPATIBLE``, ``FORCE_COLOR``), Rich's answer is
+    no: given without importing Rich, so a command whose output is piped starts faster."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    if (isatty is None or not isatty()) and "TTY_COMPATIBLE" not in os.environ and "FORCE_COLOR" not in os.environ:
+        return False
     from .render import err_console
 
     return err_console().is_terminal

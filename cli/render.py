@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import sys
 import unicodedata
-from typing import Any, Iterable
-
-from rich.console import Console
-from rich.markup import escape
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..core.cards import SUIT_OF, is_joker, pretty
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: the width of a console that is not a terminal: wide enough that nothing wraps
 UNWRAPPED = 100_000
@@ -49,6 +49,8 @@ def visible(text: Any) -> str:
 
 def safe(text: Any) -> str:
     """Data made safe to embed in Rich markup: control characters visible, markup escaped."""
+    from rich.markup import escape  # Rich is imported when something is rendered, not at start-up
+
     return escape(visible(text))
 
 
@@ -58,6 +60,8 @@ def one_line(message: str) -> str:
 
 
 def _make_console(stderr: bool) -> Console:
+    from rich.console import Console
+
     probe = Console(stderr=stderr)
     if probe.is_terminal:
         return Console(stderr=stderr, highlight=False)
