@@ -61,7 +61,7 @@ from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
-from .fast_path import fast_path
+from .fast_path import ServiceApp
 from .group_sync import Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
@@ -361,8 +361,8 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
 
-    return Litestar(
-        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability), fast_path],
+    return ServiceApp(
+        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
         route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
