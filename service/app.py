@@ -70,6 +70,7 @@ from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
 from .table_slots import TableSlots
+from .wal_checkpoints import checkpoint_apart
 
 
 @dataclass
@@ -347,6 +348,10 @@ def create_app(config: ServiceConfig) -> Litestar:
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
         stopping = asyncio.Event()
         follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))
+        checkpoints: asyncio.Future[None] | None = None
+        if isinstance(store, SqliteEventStore):  # the WAL copied into the file in a thread, not in a commit
+            store.checkpoint_apart()
+            checkpoints = asyncio.ensure_future(checkpoint_apart(store, stopping))
         try:
             yield
         finally:
@@ -356,6 +361,8 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await timer
             stopping.set()
             await follower  # its wait in a thread ends within one poll interval
+            if checkpoints is not None:
+                await checkpoints  # a checkpoint under way ends before the store is closed
             app.state.durability = Durability()
             if durability.group is not None:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
