@@ -61,7 +61,7 @@ from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
-from .fast_path import fast_path
+from .fast_path import ServiceApp
 from .group_sync import Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
@@ -70,6 +70,7 @@ from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
 from .table_slots import TableSlots
+from .wal_checkpoints import checkpoint_apart
 
 
 @dataclass
@@ -347,6 +348,10 @@ def create_app(config: ServiceConfig) -> Litestar:
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
         stopping = asyncio.Event()
         follower = asyncio.ensure_future(_follow_store(app.state.tables, config.poll, stopping))
+        checkpoints: asyncio.Future[None] | None = None
+        if isinstance(store, SqliteEventStore):  # the WAL copied into the file in a thread, not in a commit
+            store.checkpoint_apart()
+            checkpoints = asyncio.ensure_future(checkpoint_apart(store, stopping))
         try:
             yield
         finally:
@@ -356,13 +361,15 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await timer
             stopping.set()
             await follower  # its wait in a thread ends within one poll interval
+            if checkpoints is not None:
+                await checkpoints  # a checkpoint under way ends before the store is closed
             app.state.durability = Durability()
             if durability.group is not None:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
 
-    return Litestar(
-        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability), fast_path],
+    return ServiceApp(
+        middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
         route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],

@@ -1,60 +1,71 @@
-"""The two hot routes of play answered without Litestar's per-request machinery.
+"""The two hot routes of play answered ahead of Litestar's router.
 
 A playing client sends ``POST /tables/{id}/commands[?view=true]`` for every move and reads
 ``GET /tables/{id}/view`` when the turn passes to its seat.  For such a request Litestar
-spends more than the table does (a ``Request``, a copy of the handler per guard, the
-parameters' signature model, the handler's ``Response`` and its ASGI response).  This ASGI
-middleware runs after Litestar's routing, inside its exception handler and inside
-:func:`.group_sync.acknowledge_after_sync` (so every answer waits for the same fsync as
-before), and answers the plain case of those two routes itself, with the route's own bytes:
-the same struct encoded as Litestar encodes it, the same two headers.
+spends more than the table does (the router's path lookup and host check, its exception
+middleware, a ``Request``, a copy of the handler per guard, the parameters' signature model,
+the handler's ``Response`` and its ASGI response).  :class:`ServiceApp` is the Litestar
+application with one thing added in front: its ``__call__`` reads the path itself and answers
+the plain case of those two routes with the route's own bytes (the same struct encoded as
+Litestar encodes it, the same two headers), after the same wait for the fsync that covers
+what the answer shows (:meth:`.group_sync.Durability.wait_before_answer`).  Everything else
+goes to Litestar untouched (its router, its exception handlers and the route's own wait in
+:func:`.group_sync.acknowledge_after_sync`: an answer is held once, by one of the two).
 
-The plain case, and nothing else: the route matched is one of the two; its query string is
-empty (or ``view=true`` / ``view=false`` on a command); ``Authorization``, ``Origin``,
-``Host``, ``Content-Type`` and ``Content-Length`` come at most once each; an ``Origin``, when
-sent, is the server's own (``.same_origin``); a command's body is ``application/json``,
-within ``--max-body``, within the safe reader's limits (``.request_body``) and exactly a
-``CommandRequest``; the token is a seat's of the table; the seat's ``--rate`` bucket takes the
-request; a view is of a table in play (not one that waits for its seats or has ended: those
-views may record a rematch token); the table answers without an error.
+The plain case, and nothing else: the path is exactly ``/tables/{id}/view`` (GET) or
+``/tables/{id}/commands`` (POST), with no ``root_path`` and a ``Host`` the router accepts;
+its query string is empty (or ``view=true`` / ``view=false`` on a command); ``Authorization``,
+``Origin``, ``Host``, ``Content-Type`` and ``Content-Length`` come at most once each; an
+``Origin``, when sent, is the server's own (``.same_origin``); a command's body is
+``application/json``, within ``--max-body``, within the safe reader's limits
+(``.request_body``) and exactly a ``CommandRequest``; the token is a seat's of the table; the
+seat's ``--rate`` bucket takes the request; a view is of a table in play (not one that waits
+for its seats or has ended: those views may record a rematch token); the table answers
+without an error.
 
 Anything else goes on to the route untouched, which then checks, charges and answers exactly
 as it always has: nothing is charged or changed before the fast answer is certain, except a
 command's rate-limit charge, which is given back when the table refuses the command (the
 route, asked again, charges it once, as before), and a body already read, which the route
-reads again as sent.
+reads again as sent.  An fsync that fails under a fast answer raises before the answer starts,
+as it does under the route's wait (the server then answers its own ``500``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
+from litestar import Litestar
+from litestar._asgi.utils import is_valid_host
 from litestar.serialization import default_serializer
-from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
+from litestar.types import HTTPScope, Receive, ReceiveMessage, Scope, Send
 
 from ..application.table_types import CommandResult
 from ..storage.seats import token_hash
 from .auth import bearer_token
+from .group_sync import Durability
 from .request_body import CommandRequest, decode_body
 from .same_origin import normal_origin
 
-#: the routes' templates, as Litestar's router names them in ``scope["path_template"]``
-VIEW_ROUTE = "/tables/{table_id}/view"
-COMMAND_ROUTE = "/tables/{table_id}/commands"
+#: the two paths, as Litestar's router would match them (a path it would normalise first,
+#: with a trailing or doubled slash, is not matched here: the router answers it)
+_PATH = re.compile(r"/tables/([^/]+)/(view|commands)\Z")
 
 _COMMAND_QUERIES = {b"": False, b"view=false": False, b"view=true": True}
 _SINGLE = frozenset({b"authorization", b"origin", b"host", b"content-type", b"content-length"})
 
 
 def _headers(scope: Scope) -> dict[str, str] | None:
-    """The headers the routes read (lower-case names), or ``None`` when one comes twice."""
+    """The headers the routes read (lower-case names), or ``None`` when one comes twice or
+    the ``Host`` is one the router refuses."""
     found: dict[str, str] = {}
     for raw, value in scope["headers"]:
         name = raw.lower()
         if name in _SINGLE:
             key = name.decode("latin-1")
-            if key in found:
+            if key in found or (key == "host" and not is_valid_host(value)):
                 return None
             found[key] = value.decode("latin-1")
     return found
@@ -70,28 +81,26 @@ def _same_origin(scope: Scope, headers: dict[str, str]) -> bool:
     return sent is not None and sent == normal_origin(scope.get("scheme", "http"), headers.get("host", ""))
 
 
-def _seat(scope: Scope, headers: dict[str, str]) -> tuple[Any, str, str, str] | None:
-    """(the state, table id, token, seat) of a request with a seat's token, or ``None``."""
+def _seat(state: Any, table_id: str, headers: dict[str, str]) -> tuple[str, str] | None:
+    """(token, seat) of a request with a seat's token, or ``None``."""
     token = bearer_token(headers)
-    table_id = scope.get("path_params", {}).get("table_id")
-    if token is None or not isinstance(table_id, str):
+    if token is None:
         return None
-    state = scope["app"].state
     try:
         seat = state.tables.seat_of(table_id, token)
     except Exception:
         return None
-    return state, table_id, token, seat
+    return token, seat
 
 
-def _view(scope: Scope, headers: dict[str, str]) -> bytes | None:
+def _view(state: Any, table_id: str, scope: Scope, headers: dict[str, str]) -> bytes | None:
     """The encoded view the view route would answer, or ``None``: let the route answer."""
     if scope.get("query_string"):
         return None
-    found = _seat(scope, headers)
+    found = _seat(state, table_id, headers)
     if found is None:
         return None
-    state, table_id, token, seat = found
+    token, seat = found
     tables = state.tables
     try:
         table = tables.table(table_id)
@@ -136,14 +145,13 @@ def _replay(messages: list[ReceiveMessage], receive: Receive) -> Receive:
     return again
 
 
-async def _command(scope: Scope, headers: dict[str, str], receive: Receive) -> tuple[bytes | None, Receive]:
+async def _command(state: Any, table_id: str, scope: Scope, headers: dict[str, str], receive: Receive) -> tuple[bytes | None, Receive]:
     """The encoded answer of the command route, or ``None`` and the ``receive`` the route reads."""
     with_view = _COMMAND_QUERIES.get(scope.get("query_string", b""))
     if with_view is None or not _same_origin(scope, headers):
         return None, receive
     if headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
         return None, receive
-    state = scope["app"].state
     limit = state.config.max_body
     try:
         length = int(headers.get("content-length", ""))
@@ -159,10 +167,10 @@ async def _command(scope: Scope, headers: dict[str, str], receive: Receive) -> t
         data = msgspec.convert(decode_body("", body), CommandRequest, strict=True)
     except Exception:
         return None, receive
-    found = _seat(scope, headers)
+    found = _seat(state, table_id, headers)
     if found is None:
         return None, receive
-    _, table_id, token, seat = found
+    token, seat = found
     key = token_hash(token)
     try:
         state.limiter.check(key)
@@ -180,24 +188,40 @@ async def _command(scope: Scope, headers: dict[str, str], receive: Receive) -> t
     return msgspec.json.encode(result, enc_hook=default_serializer), receive
 
 
-def fast_path(app: ASGIApp) -> ASGIApp:
-    """The middleware (see the module's text)."""
+async def _answer(state: Any, scope: HTTPScope, receive: Receive, send: Send) -> Receive | None:
+    """Answer the plain case (``None``), or return the ``receive`` Litestar is to read."""
+    found = _PATH.match(scope["path"])
+    if found is None or scope.get("root_path"):
+        return receive
+    table_id, route = found.groups()
+    method = scope["method"]
+    if (method, route) not in (("GET", "view"), ("POST", "commands")):
+        return receive
+    headers = _headers(scope)
+    if headers is None:
+        return receive
+    if route == "view":
+        body = _view(state, table_id, scope, headers)
+    else:
+        body, receive = await _command(state, table_id, scope, headers, receive)
+    if body is None:
+        return receive
+    durability: Durability = state.durability
+    wait = durability.wait_before_answer(method, scope["path"])
+    if wait is not None:
+        await wait()  # an fsync that failed raises here, before the answer starts, as under the route
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+    return None
 
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        body = None
+
+class ServiceApp(Litestar):
+    """The Litestar application with the plain view and command requests answered before it
+    routes them (see the module's text)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            route = scope.get("path_template")
-            method = scope.get("method")
-            headers = _headers(scope) if route in (VIEW_ROUTE, COMMAND_ROUTE) else None
-            if headers is not None and route == VIEW_ROUTE and method == "GET":
-                body = _view(scope, headers)
-            elif headers is not None and route == COMMAND_ROUTE and method == "POST":
-                body, receive = await _command(scope, headers, receive)
-        if body is None:
-            await app(scope, receive, send)
-            return
-        start: Any = {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
-        await send(start)
-        await send({"type": "http.response.body", "body": body, "more_body": False})
-
-    return middleware
+            receive = await _answer(self.state, scope, receive, send)
+            if receive is None:
+                return
+        await super().__call__(scope, receive, send)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Callable
+from typing import Awaitable, Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -149,6 +149,25 @@ class Durability:
         if self.group is not None:
             await self.group.wait()
 
+    def wait_before_answer(self, method: str, path: str) -> Callable[[], Awaitable[None]] | None:
+        """What an answer to ``method path`` waits for before it starts, or ``None`` (nothing):
+        a writing request, everything written before this call (it is called once the
+        handler has returned); a read of one table, that table's last commit; the tables'
+        list, every table's; pages, static files, /ping and the schema, nothing."""
+        if self.group is None:
+            return None
+        one = _ONE_TABLE.match(path)
+        if method not in READ_METHODS:
+            return self.everything
+        if self.shared and (one is not None or path.rstrip("/") == "/tables"):
+            return self.everything
+        if one is not None:
+            table_id = one.group(1)
+            return lambda: self.table(table_id)
+        if path.rstrip("/") == "/tables":
+            return self.any_table
+        return None
+
 
 def acknowledge_after_sync(durability: Callable[[Scope], Durability | None]) -> Callable[[ASGIApp], ASGIApp]:
     """ASGI middleware: a response starts only after what it may show is on disk (a writing
@@ -159,30 +178,15 @@ def acknowledge_after_sync(durability: Callable[[Scope], Durability | None]) -> 
     def middleware(app: ASGIApp) -> ASGIApp:
         async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
             d = durability(scope) if scope["type"] == "http" else None
-            if d is None or d.group is None:
+            wait = d.wait_before_answer(str(scope.get("method", "GET")), scope.get("path", "")) if d is not None else None
+            if wait is None:
                 await app(scope, receive, send)
                 return
-            method = scope.get("method", "GET")
-            path = scope.get("path", "")
-            one = _ONE_TABLE.match(path)
-            if method not in READ_METHODS:
-                wait = d.everything
-            elif d.shared and (one is not None or path.rstrip("/") == "/tables"):
-                wait = d.everything
-            elif one is not None:
-                table_id = one.group(1)
-
-                async def wait() -> None:
-                    await d.table(table_id)
-            elif path.rstrip("/") == "/tables":
-                wait = d.any_table
-            else:  # pages, static files, /ping, the schema: no table's state
-                await app(scope, receive, send)
-                return
+            ready = wait
 
             async def send_when_durable(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    await wait()
+                    await ready()
                 await send(message)
 
             await app(scope, receive, send_when_durable)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -58,6 +59,10 @@ class GracefulServer(uvicorn.Server):
         super().__init__(config)
         self.stopping = stopping
 
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets)
+        settle_collector()
+
     async def shutdown(self, sockets=None) -> None:
         self.stopping.set()  # before uvicorn waits for the connections to close
         await super().shutdown(sockets)
@@ -75,6 +80,21 @@ class GracefulServer(uvicorn.Server):
         finally:
             for sig, handler in original.items():
                 signal.signal(sig, handler)
+
+
+#: the collector's thresholds while serving (Python's default: 700, 10, 10): a request makes a few
+#: thousand short-lived container objects, so the default runs a young-generation collection
+#: several times per command, and promotes whatever a request in flight holds at that moment
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
+def settle_collector() -> None:
+    """Once the server has started (the application, its routes and the store are loaded):
+    those long-lived objects are moved out of the collector's sight (``gc.freeze``, never
+    freed, never scanned again by a full collection), and the collector runs less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def log_config(access_log: bool) -> dict:

@@ -120,6 +120,7 @@ class SqliteEventStore(EventStore):
         self._path = path
         self._conn: sqlite3.Connection = db.conn
         self._wal_fd: int | None = None
+        self._checkpointer: sqlite3.Connection | None = None  # checkpoint()'s own connection
         #: fsync the WAL in :meth:`close` (a store opened ``bulk``)
         self._sync_on_close = False
         # a store of an older schema opened read only has no chain column: its rows are all version 1
@@ -253,6 +254,9 @@ class SqliteEventStore(EventStore):
         self._close()
 
     def _close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.close()
+            self._checkpointer = None
         if self._wal_fd is not None:
             os.close(self._wal_fd)
             self._wal_fd = None
@@ -274,6 +278,27 @@ class SqliteEventStore(EventStore):
             finally:
                 os.close(folder)
         os.fsync(self._wal_fd)
+
+    def checkpoint_apart(self) -> None:
+        """Commits on this connection no longer copy the WAL into the file themselves (SQLite's
+        automatic checkpoint, which runs inside the commit that passes its threshold and
+        waits for two fsyncs there): :meth:`checkpoint`, called from another thread, does."""
+        with self._reading():
+            self._conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+    def checkpoint(self) -> tuple[int, int]:
+        """Copy into the file what the WAL holds, as far as no reader still needs it (SQLite's
+        PASSIVE checkpoint: it never waits for a writer or a reader, nor holds one up), on a
+        connection of its own: safe to call from another thread than the writer's, one call
+        at a time.  SQLite syncs the WAL before it copies and the file before the WAL is
+        reused, so a commit on disk stays on disk.  Returns the WAL's frames and the frames
+        copied so far."""
+        conn = self._checkpointer
+        if conn is None:
+            conn = self._checkpointer = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        with self._reading():
+            _, frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(frames), int(copied)
 
     def default_key_path(self) -> Path:
         return key_path(self.path)

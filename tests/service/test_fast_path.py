@@ -1,7 +1,8 @@
-"""``service/fast_path.py``: the plain view and command requests are answered without Litestar's
-route (its ``HTTPRoute.handle`` is not called for them), with the very bytes and headers the
-route answers; everything else reaches the route, which answers as always; a command the table
-refuses is charged once to the token's rate limit, not twice."""
+"""``service/fast_path.py``: the plain view and command requests are answered ahead of Litestar's
+router (its ``ASGIRouter.__call__`` is not called for them), with the very bytes and headers the
+route answers, after the same fsync (an fsync that fails fails both alike); everything else
+reaches the route, which answers as always; a command the table refuses is charged once to the
+token's rate limit, not twice."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from litestar.routes.http import HTTPRoute
+from litestar._asgi.asgi_router import ASGIRouter
 from litestar.testing import TestClient
 
 
@@ -21,20 +22,20 @@ from .conftest import auth, command_body
 
 @pytest.fixture
 def routed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths (with their query) that reached a Litestar route, from the next app built on."""
+    """The paths (with their query) that reached Litestar's router, from the next app built on."""
     seen: list[str] = []
-    handle = HTTPRoute.handle
+    route = ASGIRouter.__call__
 
-    async def counted(self: HTTPRoute, scope: Any, receive: Any, send: Any) -> None:
+    async def counted(self: ASGIRouter, scope: Any, receive: Any, send: Any) -> None:
         seen.append(scope["path"] + ("?" + scope["query_string"].decode() if scope.get("query_string") else ""))
-        await handle(self, scope, receive, send)
+        await route(self, scope, receive, send)
 
-    monkeypatch.setattr(HTTPRoute, "handle", counted)
+    monkeypatch.setattr(ASGIRouter, "__call__", counted)
     return seen
 
 
-def _client(tmp_path: Path, **config: Any) -> Iterator[TestClient]:
-    with TestClient(create_app(ServiceConfig(db=str(tmp_path / "t.db"), public_rate=0, **config))) as client:
+def _client(tmp_path: Path, raise_server_exceptions: bool = True, **config: Any) -> Iterator[TestClient]:
+    with TestClient(create_app(ServiceConfig(db=str(tmp_path / "t.db"), public_rate=0, **config)), raise_server_exceptions=raise_server_exceptions) as client:
         yield client
 
 
@@ -112,3 +113,44 @@ def test_a_refused_command_is_charged_once(tmp_path: Path, routed: list[str]):
         stale = command_body(view["legal"][0], view["version"] - 1)
         codes = [client.post(f"/tables/{table}/commands", headers=auth(tokens[seat]), json=stale).status_code for _ in range(40)]
         assert codes == [409] * 38 + [429, 429]  # 2 + 38 = 40 taken, then the bucket is empty (charged twice: 19)
+
+
+def test_a_failed_fsync_fails_the_fast_answer_as_it_fails_the_routes(tmp_path: Path, routed: list[str]):
+    """The fast answers wait for the fsync that covers them: when it fails, they fail as the
+    route's do (the server's 500, byte for byte), and no 200 leaves."""
+    for client in _client(tmp_path, raise_server_exceptions=False, rate=0):
+        _failed_fsync(client, routed)
+
+
+def _failed_fsync(client: TestClient, routed: list[str]) -> None:
+    table, tokens = _table(client)
+    seat, view = _mover(client, table, tokens)
+    body = command_body(view["legal"][0], view["version"])
+    group = client.app.state.durability.group
+    assert group is not None  # a durable SQLite store: the group commit
+
+    def broken() -> None:
+        raise OSError("the disk is gone")
+
+    group._sync = broken
+    routed.clear()
+    fast = client.post(f"/tables/{table}/commands?view=true", headers=auth(tokens[seat]), json=body)
+    assert routed == []
+    slow = client.post(f"/tables/{table}/commands?view=1", headers=auth(tokens[seat]), json=body)  # its retry, through the route
+    assert routed == [f"/tables/{table}/commands?view=1"]
+    assert fast.status_code == 500
+    _same(fast, slow)
+    fast_view = client.get(f"/tables/{table}/view", headers=auth(tokens[seat]))  # the table's last commit is in the failed fsync
+    slow_view = client.get(f"/tables/{table}/view?also=1", headers=auth(tokens[seat]))
+    assert len(routed) == 2
+    assert fast_view.status_code == 500
+    _same(fast_view, slow_view)
+
+
+def test_paths_the_router_normalises_reach_the_router(client: TestClient, routed: list[str]):
+    table, tokens = _table(client)
+    routed.clear()
+    assert client.get(f"/tables/{table}/view/", headers=auth(tokens["ann"])).status_code == 200
+    assert routed == [f"/tables/{table}/view/"]
+    assert client.get(f"/tables/{table}/view", headers={**auth(tokens["ann"]), "Host": "bad host"}).status_code == 400  # the router's host check
+    assert len(routed) == 2
