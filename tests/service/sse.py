@@ -15,6 +15,8 @@ class SSE:
 
     def __init__(self, url: str, headers: dict[str, str] | None = None):
         self.messages: list[dict[str, Any]] = []
+        #: when each message arrived (``time.time()``), in the order of ``messages``
+        self.received: list[float] = []
         self.comments: list[tuple[float, str]] = []
         self.status: int | None = None
         self.body = b""
@@ -43,6 +45,7 @@ class SSE:
                     elif line == "":
                         if current:
                             current["data"] = json.loads(current.get("data", "null"))
+                            self.received.append(time.time())
                             self.messages.append(current)
                             current = {}
                     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from datetime import datetime, timezone
 
 from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, HandEnded, SpreadLaid
 from tonk.core.views import visible_cards
@@ -75,7 +76,9 @@ def check(text: str, data, events: list, version: int, seat: str, where: str) ->
 def check_fair_secrets(text: str, events: list, version: int, seat: str, client_seeds: dict[str, str], where: str) -> int:
     """The fair deal's secrets (docs/fair-deal.md): the server seed, and every other seat's
     client seed, are in nothing a seat is given while the game is live: before the append
-    that ends it (its last hand_ended and game_ended; every later answer may show them)."""
+    that ends it (its last hand_ended and game_ended; every later answer may show them).
+    ``version`` is the table's version when ``text`` was made: a hand's deal made after the
+    game's end shows every seed, whichever hand it is (an answer or a stream catching up)."""
     last_end = max(i + 1 for i, e in enumerate(events) if type(e) is HandEnded)
     if version >= last_end:
         return 0
@@ -88,9 +91,15 @@ def check_fair_secrets(text: str, events: list, version: int, seat: str, client_
     return 1
 
 
+def _epoch(recorded_at: str) -> float:
+    """A recorded time (``2026-12-02T02:38:44.123456Z``) as seconds since the epoch."""
+    return datetime.strptime(recorded_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
+
+
 def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, client: Client):
     rng = random.Random(42)
-    seen: list[tuple[str, int | None, str]] = []  # (seat, version known to be current, response text)
+    # (table, seat, version of what the text shows, version the table had when it was made, text)
+    seen: list[tuple[str, str, int, int, str]] = []
     tables = []
     for seats, bots in ((["ann", "bob", "cy"], {}), (["ann", "bob", "cy"], {"cy": "greedy"}), (["ann", "bob"], {})):
         created = client.create(seats=seats, bots=bots, hand_limit=6)
@@ -101,10 +110,11 @@ def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, c
             body = r.json()
             v = body.get("version")
             if r.status_code == 200 and "events" in body:
-                for item in body["events"]:
-                    seen.append((created["table"], seat, item["seq"], json.dumps(item)))
+                for item in body["events"]:  # made with the answer, at its version
+                    seen.append((created["table"], seat, item["seq"], max(item["seq"], v if isinstance(v, int) else 0), json.dumps(item)))
             else:
-                seen.append((created["table"], seat, v if isinstance(v, int) else last_version["v"], r.text))
+                known = v if isinstance(v, int) else last_version["v"]
+                seen.append((created["table"], seat, known, known, r.text))
             if isinstance(v, int) and "view" in body:
                 last_version["v"] = v
             # now and then a wrong move, so that error bodies are checked too
@@ -114,25 +124,29 @@ def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, c
                 bad = {"action": "discard", "card": card, "version": v, "command_id": uuid.uuid4().hex}
                 er = client.act(created["table"], tok, bad)
                 assert er.status_code in (409, 410, 422), er.text
-                seen.append((created["table"], seat, v, er.text))
+                seen.append((created["table"], seat, v, v, er.text))
 
         play_until_over(client, created, rng, on_response)
         tables.append((created, streams))
 
     with EventStore.open(server.db) as store:
         logs = {created["table"]: store.read(created["table"]) for created, _ in tables}
+        ended_at = {created["table"]: _epoch(list(store.records(created["table"]))[-1].recorded_at) for created, _ in tables}
     for created, streams in tables:
         gid = created["table"]
         for seat, s in streams.items():
             s.wait_for(lambda s: s.ended)
-            for m in s.messages:
+            for m, received in zip(s.messages, s.received):
                 version = m["data"]["version"] if m["event"] == "snapshot" else m["data"]["seq"]
-                seen.append((gid, seat, version, json.dumps(m["data"])))
+                # a stream sends what it has not sent yet as it finds it: what arrived after the
+                # game's end may have been made then (e.g. a stream behind by two appends)
+                made = len(logs[gid]) if received >= ended_at[gid] else version
+                seen.append((gid, seat, version, made, json.dumps(m["data"])))
             s.close()
     checked = revealed = fair = 0
     seeds = {created["table"]: created["client_seeds"] for created, _ in tables}
-    for gid, seat, version, text in seen:
-        fair += check_fair_secrets(text, logs[gid], version, seat, seeds[gid], f"table {gid}")
+    for gid, seat, version, made, text in seen:
+        fair += check_fair_secrets(text, logs[gid], made, seat, seeds[gid], f"table {gid}")
         data = json.loads(text)
         if isinstance(data, dict):
             # an ended hand is open to all (its deal in full with a hand_ended, and the last
