@@ -36,20 +36,23 @@ durable, with one flush for all of them (the service's group commit).
 from __future__ import annotations
 
 import itertools
+import secrets
 import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from . import statements as q
-from .append_rules import EventRow, LastRow
+from ..core.events import Event
+from .append_rules import EventRow, LastRow, checked_append
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .keys import server_key_path
+from .postgres_append import KnownGames, one_trip
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
 from .seats import SeatTables, SqlSeatTables
 from .statements import POSTGRES, PostgresStatements, Statements
@@ -59,8 +62,6 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
-#: this store's own NOTIFY payloads kept to be recognised (then forgotten)
-OWN_NOTES = 100_000
 #: games whose decoders the global order's reader keeps (then it starts afresh)
 FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
@@ -73,6 +74,7 @@ _GAMES_UPSERT = POSTGRES.games_write
 _LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+_POSITIONS = "SELECT position, game_id, seq FROM events WHERE position > %s ORDER BY position LIMIT %s"
 #: a write whose synchronous commit flushes the WAL up to it: one row per server process
 _FLUSH = "INSERT INTO tonk_flush (slot, n) VALUES (pg_backend_pid(), 1) ON CONFLICT (slot) DO UPDATE SET n = tonk_flush.n + 1"
 
@@ -85,12 +87,14 @@ class PostgresTransaction:
     READ COMMITTED: each read is a statement after the lock's, so it sees every append
     committed before the lock was granted."""
 
-    def __init__(self, conn: Any):
+    def __init__(self, conn: Any, note: str = ""):
         self._conn = conn
+        self._note = note  # what follows the position in the NOTIFY payload: the store's own mark
         self._position: int | None = None  # read with the lock; advanced by each insert
         self._read: dict[str, tuple[bool | None, LastRow | None, tuple[Any, ...] | None, str]] = {}
         self._writes: list[tuple[str, Any, bool]] = []  # (sql, args, many) not yet sent
         self.inserted: list[list[EventRow]] = []  # the rows of each insert, in order
+        self.games_rows: list[tuple[Any, ...]] = []  # the games row written with each insert
 
     # --- the lock and the reads, in one pipeline ------------------------------------------
     def _fetch(self, game_id: str | None, command_id: str = "") -> None:
@@ -150,6 +154,7 @@ class PostgresTransaction:
         self._read.pop(rows[0][0] if rows else game_row[0], None)  # what a read of this game saw is old now
         self._writes += [(_INSERT, rows, True), (_GAMES_UPSERT, game_row, False)]
         self.inserted.append(rows)
+        self.games_rows.append(game_row)
 
     def _flush(self) -> None:
         """Send the waiting writes (inside a pipeline), the counter and the hint after them."""
@@ -162,7 +167,7 @@ class PostgresTransaction:
             else:
                 cur.execute(sql, args)
         cur.execute(_SET_POSITION, (self._position,))
-        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(self._position)))
+        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, f"{self._position}{self._note}"))
         self._writes = []
 
     def commit(self) -> None:
@@ -245,7 +250,13 @@ class PostgresEventStore(EventStore):
         # of the store: what hashes_after answers right after it without reading them back
         self._appended = threading.local()
         self._feed = FeedDecoder(self._first_payload)  # kept: a game's format never changes
-        self._own: set[str] = set()  # the NOTIFY payloads of this store's appends, not yet heard back
+        # follows the position in the NOTIFY payload of this store's appends: its own are told apart
+        self._note = f" {secrets.token_hex(8)}"
+        self._known = KnownGames()  # each game's last row as this store wrote it: one-round-trip appends
+        # the global order's positions after _feed_after, read ahead by wait_for_append's thread
+        # for appended_after: (after, rows, whether they are all there were), and where that is
+        self._ahead: tuple[int, list[tuple[int, str, int]], bool] | None = None
+        self._feed_after: int | None = None
         self._cursor_names = itertools.count(1)
 
     # --- opening --------------------------------------------------------------------
@@ -353,23 +364,52 @@ class PostgresEventStore(EventStore):
             raise StoreError(f"{self.path} is open for reading only: nothing can be written")
         try:
             with self._pool.connection() as conn:
-                tx = PostgresTransaction(conn)
+                tx = PostgresTransaction(conn, self._note)
                 try:
                     yield tx
                 except BaseException:
                     with suppress(psycopg.Error):
                         tx.rollback()
                     raise
-                if tx.inserted:  # known before its NOTIFY can be heard back
-                    if len(self._own) >= OWN_NOTES:
-                        self._own.clear()  # notes never heard (nobody listening yet): a stray one only wakes a waiter
-                    self._own.add(str(tx.last_position()))
                 tx.commit()
                 if len(tx.inserted) == 1 and tx.inserted[0]:
                     rows = tx.inserted[0]
+                    self._known.wrote(rows, tx.games_rows[0])
                     self._appended.rows = (rows[0][0], rows[0][1], [r[5] for r in rows])
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+
+    def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
+        """As the contract's; in one round trip when this store knows the game's last row (it
+        wrote it, or the game is new): :mod:`.postgres_append`.  Otherwise, or when the game
+        moved on or the command id was seen meanwhile, the usual way."""
+        self._appended.rows = None
+        known = None
+        game: object = game_id  # (checked_append names what is wrong with a game id that is not text)
+        if not self.read_only and isinstance(game, str) and type(expected_version) is int:
+            known = self._known.get(game, expected_version)
+        if known is None:
+            return super().append(game_id, events, expected_version, command_id)
+        checked, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
+        if not checked:
+            return super().append(game_id, events, expected_version, command_id)
+        psycopg = self._psycopg
+        try:
+            with self._pool.connection() as conn:
+                done = one_trip(conn, known, game_id, checked, encoded, cmd, expected_version, self._note)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+        if done is None:  # another writer moved the game on, or the command id was seen
+            self._known.forget(game_id)
+            return super().append(game_id, events, expected_version, command_id)
+        _, rows, games_row = done
+        self._known.wrote(rows, games_row)
+        self._appended.rows = (game_id, rows[0][1], [r[5] for r in rows])
+        return expected_version + len(rows)
+
+    def rebuild_projection(self) -> None:
+        self._known.forget()  # the games rows are written anew
+        super().rebuild_projection()
 
     def sync_wal(self) -> None:
         """Return once every commit made before the call is on the server's disk, whatever
@@ -473,15 +513,48 @@ class PostgresEventStore(EventStore):
                 notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
                 if not notes:
                     return False
-                if notes[0].payload in self._own:  # this store's own append: its caller has it
-                    self._own.discard(notes[0].payload)
+                if notes[0].payload.endswith(self._note):  # this store's own append: its caller has it
                     continue
+                list(self._listener.notifies(timeout=0))  # the others already here: the read below has them
+                self._read_ahead()
                 return True
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
             self._listener = None
             return False
+
+    def _read_ahead(self) -> None:
+        """After another writer's append: read what :meth:`appended_after` will be asked next
+        (after what it answered last), here in the waiting thread, so that the caller's next
+        call, in its own thread, answers without a round trip."""
+        after = self._feed_after
+        if after is None:
+            return
+        rows = self._positions(after, READ_ALL_LIMIT)
+        self._ahead = (after, rows, len(rows) < READ_ALL_LIMIT)
+
+    def _positions(self, after: int, limit: int) -> list[tuple[int, str, int]]:
+        return [(r[0], r[1], r[2]) for r in self._all(_POSITIONS, (after, limit))]
+
+    def appended_after(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[tuple[int, str, int]]:
+        """As the contract's, without the payloads; answered from what :meth:`wait_for_append`
+        read ahead when it was read after ``after`` (as of that read: a later append woke, or
+        will wake, the next wait), else read now."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == after:
+            _, rows, whole = ahead
+            if rows:
+                got = rows[:limit]
+                self._ahead = (got[-1][0], rows[len(got) :], whole)
+                self._feed_after = got[-1][0]
+                return got
+            if whole:
+                return []
+        with self._reading():
+            rows = self._positions(after, limit)
+        self._feed_after = rows[-1][0] if rows else after
+        return rows
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
         return iter(self._all(q.PAYLOADS, (game_id,)))  # one game: one query, no server-side cursor
@@ -505,6 +578,13 @@ class PostgresEventStore(EventStore):
 
     def _first_payload(self, game_id: str) -> str | bytes:
         return str(self._one(q.FIRST_PAYLOAD, (game_id,)))
+
+    def appended(self, game_id: str, version: int) -> bool:
+        """Whether this thread's last call of the store was an append that stored the rows of
+        ``game_id`` up to ``version`` (not the no-op answer to a command id already recorded,
+        which gives a version too)."""
+        rows = getattr(self._appended, "rows", None)
+        return rows is not None and rows[0] == game_id and rows[1] + len(rows[2]) - 1 == version
 
     def hashes_after(self, game_id: str, seq: int) -> list[str]:
         """As the contract's; asked first thing after this thread appended to the game from
