@@ -53,6 +53,7 @@ from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .keys import server_key_path
 from .postgres_append import KnownGames, one_trip
+from .postgres_locked import LOCK_POSITION, LockedWrites
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
 from .seats import SeatTables, SqlSeatTables
 from .statements import POSTGRES, PostgresStatements, Statements
@@ -71,7 +72,7 @@ _LAST_ROW = POSTGRES.sql(q.LAST_ROW)
 _BY_COMMAND = POSTGRES.sql(q.BY_COMMAND)
 _GAME_ROW = POSTGRES.sql(q.GAME_ROW)
 _GAMES_UPSERT = POSTGRES.games_write
-_LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
+_LOCK_POSITION = LOCK_POSITION
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
 _POSITIONS = "SELECT position, game_id, seq FROM events WHERE position > %s ORDER BY position LIMIT %s"
@@ -343,19 +344,6 @@ class PostgresEventStore(EventStore):
                     self._pinned.conn = None
 
     @contextmanager
-    def _locked(self) -> Iterator[tuple[Any, int]]:
-        """One write transaction holding the store's append lock (the position counter),
-        with the last position handed out (read with the lock)."""
-        psycopg = self._psycopg
-        if self.read_only:
-            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
-        try:
-            with self._pool.connection() as conn, conn.transaction():
-                yield conn, conn.execute(_LOCK_POSITION).fetchone()[0]
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
-
-    @contextmanager
     def _transaction(self) -> Iterator[PostgresTransaction]:
         """An append's transaction (:class:`PostgresTransaction`: the lock and the reads in one
         round trip, the writes and ``COMMIT`` in another), rolled back on any error."""
@@ -454,9 +442,23 @@ class PostgresEventStore(EventStore):
     @contextmanager
     def statements_write(self) -> Iterator[Statements]:
         """One write transaction on the side tables holding the append lock (the position
-        counter): no append lands until it ends."""
-        with self._locked() as (conn, _):
-            yield PostgresStatements(conn)
+        counter): no append lands until it ends.  Its writes go out with its next read or
+        with ``COMMIT``, in one pipeline (:mod:`.postgres_locked`)."""
+        psycopg = self._psycopg
+        if self.read_only:
+            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
+        try:
+            with self._pool.connection() as conn:
+                sql = LockedWrites(conn)
+                try:
+                    yield sql
+                    sql.commit()
+                except BaseException:
+                    with suppress(psycopg.Error):
+                        sql.rollback()
+                    raise
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     @contextmanager
     def evidence(self, *, write: bool = False) -> Iterator[EvidenceTables]:

@@ -97,3 +97,39 @@ def test_the_follower_reads_ahead_while_it_waits_and_its_next_reads_need_no_roun
         writer.append(games[2].game_id, games[2].events, 0)
         assert follower.appended_after(got[-1][0]) == writer.appended_after(got[-1][0]) != []  # read now
         assert follower.appended_after(3, limit=7) == truth[3:10]  # asked elsewhere: read now
+
+
+def test_a_side_table_write_goes_out_whole_with_commit_and_a_read_inside_it_takes_the_lock_first(pg_url):
+    """The writes of ``statements_write`` wait for its next read or its end (one round trip
+    then, the append lock held only while the server runs it); a read inside sees the writes
+    before it and holds the lock from then on; a failure stores nothing."""
+    import psycopg
+
+    with open_store(pg_url) as store, psycopg.connect(pg_url, autocommit=True) as other:
+        store.seat_tables()  # the side tables exist
+
+        def locked_elsewhere() -> bool:
+            try:
+                with other.transaction():
+                    other.execute("SELECT last FROM event_position FOR UPDATE NOWAIT")
+                return False
+            except psycopg.errors.LockNotAvailable:
+                return True
+
+        with store.statements_write() as sql:
+            sql.execute("INSERT INTO served_tables (game_id, settings) VALUES (?, ?)", ("t1", "{}"))
+            assert not locked_elsewhere()  # nothing sent yet
+        assert other.execute("SELECT settings FROM served_tables WHERE game_id = 't1'").fetchone() == ("{}",)
+        with store.statements_write() as sql:
+            sql.executemany("INSERT INTO seat_tokens (game_id, seat, token_hash) VALUES (?, ?, ?)", [("t1", "ann", "a" * 64), ("t1", "bob", "b" * 64)])
+            assert sql.execute("SELECT count(*) FROM seat_tokens WHERE game_id = ?", ("t1",)).fetchone() == (2,)
+            assert locked_elsewhere()
+        with pytest.raises(StoreError, match="nothing of this write is stored"):
+            with store.statements_write() as sql:
+                sql.execute("UPDATE served_tables SET settings = ? WHERE game_id = ?", ('{"a": 1}', "t1"))
+                sql.execute("INSERT INTO served_tables (game_id, settings) VALUES (?, ?)", ("t1", "{}"))  # a second t1
+        assert other.execute("SELECT settings FROM served_tables WHERE game_id = 't1'").fetchone() == ("{}",)
+        assert not locked_elsewhere()
+        with store.statements_write() as sql:  # the pooled connection came back clean
+            sql.execute("UPDATE served_tables SET settings = ? WHERE game_id = ?", ('{"b": 2}', "t1"))
+        assert other.execute("SELECT settings FROM served_tables WHERE game_id = 't1'").fetchone() == ('{"b": 2}',)
