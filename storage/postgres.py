@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
+#: how long the follower's wait lets this store's own NOTIFYs gather before it reads them again
+OWN_NOTES_PAUSE_S = 0.01
 #: games whose decoders the global order's reader keeps (then it starts afresh)
 FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
@@ -245,6 +247,8 @@ class PostgresEventStore(EventStore):
         self._where = redact(url)  # what messages name (the SQLite store names its file)
         self.read_only = read_only
         self._listener: "psycopg.Connection[Any] | None" = None
+        self._flusher: "psycopg.Connection[Any] | None" = None  # sync_wal's own (synchronous_commit on)
+        self._flushing = threading.Lock()
         self._psycopg = _driver()[0]
         self._pinned = threading.local()  # the connection of this thread's snapshot, if any
         # this thread's last append, (game id, its first seq, its hashes), until its next call
@@ -309,6 +313,10 @@ class PostgresEventStore(EventStore):
         if self._listener is not None:
             self._listener.close()
             self._listener = None
+        with self._flushing:
+            if self._flusher is not None:
+                self._flusher.close()
+                self._flusher = None
         self._pool.close()
 
     def default_key_path(self) -> Path:
@@ -401,29 +409,25 @@ class PostgresEventStore(EventStore):
 
     def sync_wal(self) -> None:
         """Return once every commit made before the call is on the server's disk, whatever
-        ``synchronous_commit`` those commits ran with: one small write committed with
-        ``synchronous_commit = on`` (its row in ``tonk_flush``), whose commit waits for the
-        WAL flush up to its own commit record, after every commit made before it.  One round
-        trip; the service calls it in a worker thread for the commits of many tables at once
-        (``service/group_sync.py``)."""
+        ``synchronous_commit`` those commits ran with: one small write (its row in
+        ``tonk_flush``) committed on a connection of its own with ``synchronous_commit = on``,
+        whose commit waits for the WAL flush up to its own commit record, after every commit
+        made before it.  One statement, one round trip; the service calls it in a worker thread
+        for the commits of many tables at once (``service/group_sync.py``)."""
         psycopg = self._psycopg
         if self.read_only:
             return
-        try:
-            with self._pool.connection() as conn:
-                try:
-                    with conn.pipeline():
-                        conn.execute("BEGIN")
-                        conn.execute("SET LOCAL synchronous_commit = on")
-                        conn.execute(_FLUSH)
-                        conn.execute("COMMIT")
-                except psycopg.Error:
-                    with suppress(psycopg.Error):
-                        if conn.info.transaction_status != 0:
-                            conn.execute("ROLLBACK")
-                    raise
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
+        with self._flushing:
+            try:
+                if self._flusher is None or self._flusher.closed:
+                    self._flusher = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+                    self._flusher.execute("SET synchronous_commit = on")
+                self._flusher.execute(_FLUSH)
+            except psycopg.Error as exc:
+                if self._flusher is not None:
+                    self._flusher.close()
+                self._flusher = None
+                raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -515,11 +519,13 @@ class PostgresEventStore(EventStore):
                 notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
                 if not notes:
                     return False
-                if notes[0].payload.endswith(self._note):  # this store's own append: its caller has it
-                    continue
-                list(self._listener.notifies(timeout=0))  # the others already here: the read below has them
-                self._read_ahead()
-                return True
+                notes += self._listener.notifies(timeout=0)  # the others already here (the read below has them)
+                if any(not n.payload.endswith(self._note) for n in notes):
+                    self._read_ahead()
+                    return True
+                # only this store's own appends (its caller has them): let the next ones gather
+                # a moment, to be passed over together rather than each with a wake-up of its own
+                time.sleep(min(OWN_NOTES_PAUSE_S, max(0.0, deadline - time.monotonic())))
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
