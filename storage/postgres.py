@@ -263,6 +263,7 @@ class PostgresEventStore(EventStore):
         self._ahead: tuple[int, list[tuple[int, str, int]], bool] | None = None
         self._feed_after: int | None = None
         self._cursor_names = itertools.count(1)
+        self._cursors: dict[Any, Any] = {}  # connection -> its kept cursor
 
     # --- opening --------------------------------------------------------------------
     @classmethod
@@ -392,7 +393,7 @@ class PostgresEventStore(EventStore):
         psycopg = self._psycopg
         try:
             with self._pool.connection() as conn:
-                done = one_trip(conn, known, game_id, checked, encoded, cmd, expected_version, self._note)
+                done = one_trip(self._cursor(conn), known, game_id, checked, encoded, cmd, expected_version, self._note)
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
         if done is None:  # another writer moved the game on, or the command id was seen
@@ -473,13 +474,24 @@ class PostgresEventStore(EventStore):
         return SqlSeatTables(self.statements, self.statements_write, self.read_only)
 
     # --- reading --------------------------------------------------------------------
+    def _cursor(self, conn: Any) -> Any:
+        """The connection's cursor for one-statement reads and appends, kept with it (a new
+        cursor for each statement costs as much as the rest of a short read)."""
+        cur = self._cursors.get(conn)
+        if cur is None or cur.closed:
+            if len(self._cursors) >= 2 * POOL_SIZE:  # (a cursor holds its connection: the pool's old ones go here)
+                for old in [c for c in list(self._cursors) if c.closed]:
+                    self._cursors.pop(old, None)
+            cur = self._cursors[conn] = conn.cursor()
+        return cur
+
     def _one(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         with self._connection() as conn:
-            return conn.execute(POSTGRES.sql(sql), args).fetchone()[0]
+            return self._cursor(conn).execute(POSTGRES.sql(sql), args).fetchone()[0]
 
     def _all(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         with self._connection() as conn:
-            return list(conn.execute(POSTGRES.sql(sql), args).fetchall())
+            return self._cursor(conn).execute(POSTGRES.sql(sql), args).fetchall()
 
     def _scan(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Any]:
         """A server-side cursor over ``sql`` (rows fetched in batches, not all at once)."""

@@ -47,14 +47,19 @@ def create_append_function(cur: Any) -> None:
         f"""
         CREATE FUNCTION tonk_append(
             p_game TEXT, p_after INTEGER, p_after_hash TEXT, p_command TEXT, p_at TEXT, p_chain INTEGER,
-            p_types TEXT[], p_payloads TEXT[], p_hashes TEXT[], p_prevs TEXT[], p_note TEXT,
+            p_types TEXT, p_payloads TEXT, p_hashes TEXT, p_note TEXT,
             {games_params}
         ) RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
         DECLARE
+            -- the rows' types, payloads and hashes, each list joined by U+001E (which JSON text,
+            -- a type's name and a hex hash never hold): one text each, not an array to escape
+            v_types TEXT[] := string_to_array(p_types, E'\\x1e');
+            v_payloads TEXT[] := string_to_array(p_payloads, E'\\x1e');
+            v_hashes TEXT[] := string_to_array(p_hashes, E'\\x1e');
+            v_n INTEGER := cardinality(v_types);
             v_start BIGINT;
             v_seq INTEGER;
             v_hash TEXT;
-            v_n INTEGER := cardinality(p_types);
         BEGIN
             -- the lock first: each statement below sees every append committed before it was granted
             SELECT last INTO v_start FROM event_position FOR UPDATE;
@@ -66,8 +71,9 @@ def create_append_function(cur: Any) -> None:
                 RETURN {SEEN};
             END IF;
             INSERT INTO events (game_id, seq, type, payload, recorded_at, hash, prev_hash, command_id, position, chain)
-                SELECT p_game, p_after + u.i::INTEGER, u.t, u.p, p_at, u.h, u.v, p_command, v_start + u.i, p_chain
-                FROM unnest(p_types, p_payloads, p_hashes, p_prevs) WITH ORDINALITY AS u(t, p, h, v, i);
+                SELECT p_game, p_after + u.i::INTEGER, u.t, u.p, p_at, u.h,
+                       CASE WHEN u.i = 1 THEN p_after_hash ELSE v_hashes[u.i - 1] END, p_command, v_start + u.i, p_chain
+                FROM unnest(v_types, v_payloads, v_hashes) WITH ORDINALITY AS u(t, p, h, i);
             INSERT INTO games ({", ".join(COLUMNS)}) VALUES ({games_values})
                 ON CONFLICT (game_id) DO UPDATE SET {games_set};
             UPDATE event_position SET last = v_start + v_n;
@@ -79,8 +85,10 @@ def create_append_function(cur: Any) -> None:
     )
 
 
-#: the four arrays go in binary (``%b``): as text each element would be quoted and escaped
-_CALL = f"SELECT tonk_append({', '.join(['%s'] * 6 + ['%b'] * 4 + ['%s'] * (1 + len(projection.COLUMNS)))})"
+_CALL = f"SELECT tonk_append({', '.join(['%s'] * (10 + len(projection.COLUMNS)))})"
+#: what joins a list of the rows' values into one parameter (JSON text escapes it; no type's
+#: name nor hex hash holds it)
+_SEP = "\x1e"
 
 
 class Known(NamedTuple):
@@ -128,9 +136,9 @@ class KnownGames:
 
 
 def one_trip(
-    conn: Any, known: Known, game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], cmd: str, version: int, note: str
+    cur: Any, known: Known, game_id: str, events: list[Event], encoded: list[tuple[str, bytes]], cmd: str, version: int, note: str
 ) -> tuple[int, list[EventRow], tuple[Any, ...]] | None:
-    """Append in one round trip, linking to ``known`` (the game's last row after ``version``
+    """Append in one round trip (``cur``: a cursor of an autocommit connection), linking to ``known`` (the game's last row after ``version``
     events): (the last position before the rows, the rows, the ``games`` row), or ``None``
     when the function wrote nothing (the game moved on, or the command id was seen): then the
     caller appends the usual way.  The rules' errors (a second ``game_started``, an event after
@@ -142,12 +150,15 @@ def one_trip(
     summary = projection.GameSummary.from_row(known.games_row) if version and known.games_row else projection.GameSummary(game_id)
     summary.apply_many(events, at)
     games_row = summary.row()
+    payloads = _SEP.join([r[3] for r in rows])
+    if payloads.count(_SEP) != len(rows) - 1:
+        return None  # (never: canonical JSON escapes every control character) the usual way then
     args = (
         game_id, version, known.hash, cmd, at, rows[0][9],
-        [r[2] for r in rows], [r[3] for r in rows], [r[5] for r in rows], [r[6] for r in rows], note,
+        _SEP.join([r[2] for r in rows]), payloads, _SEP.join([r[5] for r in rows]), note,
         *games_row,
     )  # fmt: skip
-    start = conn.execute(_CALL, args).fetchone()[0]
+    start = cur.execute(_CALL, args).fetchone()[0]
     if start < 0:
         return None
     return start, [r[:8] + (start + i,) + r[9:] for i, r in enumerate(rows, 1)], games_row
