@@ -63,8 +63,8 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
-#: how long the follower's wait lets this store's own NOTIFYs gather before it reads them again
-OWN_NOTES_PAUSE_S = 0.01
+#: how long the follower's wait lets NOTIFYs gather after the first before it reads them
+NOTES_PAUSE_S = 0.01
 #: games whose decoders the global order's reader keeps (then it starts afresh)
 FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
@@ -515,7 +515,8 @@ class PostgresEventStore(EventStore):
 
     def wait_for_append(self, timeout: float) -> bool:
         """Wait for a ``NOTIFY`` of another writer's append (another node's: this store's own
-        appends do not wake it), at most ``timeout`` seconds; True when one came.  A hint
+        appends do not wake it), at most ``timeout`` seconds; True when one came, at most
+        :data:`NOTES_PAUSE_S` after it (those that come meanwhile are read with it).  A hint
         only: a notification sent while the listener was (re)connecting is lost, so callers
         read the global order after every wait, notified or not."""
         psycopg = self._psycopg
@@ -531,13 +532,14 @@ class PostgresEventStore(EventStore):
                 notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
                 if not notes:
                     return False
+                # let the next ones gather a moment: read (or passed over) together, not each with
+                # a wake-up of its own (another node's append is told at most this much later)
+                time.sleep(min(NOTES_PAUSE_S, max(0.0, deadline - time.monotonic())))
                 notes += self._listener.notifies(timeout=0)  # the others already here (the read below has them)
                 if any(not n.payload.endswith(self._note) for n in notes):
                     self._read_ahead()
                     return True
-                # only this store's own appends (its caller has them): let the next ones gather
-                # a moment, to be passed over together rather than each with a wake-up of its own
-                time.sleep(min(OWN_NOTES_PAUSE_S, max(0.0, deadline - time.monotonic())))
+                # only this store's own appends: its caller has them
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
