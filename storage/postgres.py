@@ -36,20 +36,24 @@ durable, with one flush for all of them (the service's group commit).
 from __future__ import annotations
 
 import itertools
+import secrets
 import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from . import statements as q
-from .append_rules import EventRow, LastRow
+from ..core.events import Event
+from .append_rules import EventRow, LastRow, checked_append
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
 from .keys import server_key_path
+from .postgres_append import KnownGames, one_trip
+from .postgres_locked import LOCK_POSITION, LockedWrites
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
 from .seats import SeatTables, SqlSeatTables
 from .statements import POSTGRES, PostgresStatements, Statements
@@ -59,8 +63,8 @@ if TYPE_CHECKING:
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 POOL_SIZE = 8
-#: this store's own NOTIFY payloads kept to be recognised (then forgotten)
-OWN_NOTES = 100_000
+#: how long the follower's wait lets NOTIFYs gather after the first before it reads them
+NOTES_PAUSE_S = 0.01
 #: games whose decoders the global order's reader keeps (then it starts afresh)
 FEED_DECODERS = 10_000
 CONNECT_TIMEOUT_S = 10
@@ -70,9 +74,10 @@ _LAST_ROW = POSTGRES.sql(q.LAST_ROW)
 _BY_COMMAND = POSTGRES.sql(q.BY_COMMAND)
 _GAME_ROW = POSTGRES.sql(q.GAME_ROW)
 _GAMES_UPSERT = POSTGRES.games_write
-_LOCK_POSITION = "SELECT last FROM event_position FOR UPDATE"
+_LOCK_POSITION = LOCK_POSITION
 _SET_POSITION = "UPDATE event_position SET last = %s"
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+_POSITIONS = "SELECT position, game_id, seq FROM events WHERE position > %s ORDER BY position LIMIT %s"
 #: a write whose synchronous commit flushes the WAL up to it: one row per server process
 _FLUSH = "INSERT INTO tonk_flush (slot, n) VALUES (pg_backend_pid(), 1) ON CONFLICT (slot) DO UPDATE SET n = tonk_flush.n + 1"
 
@@ -85,12 +90,14 @@ class PostgresTransaction:
     READ COMMITTED: each read is a statement after the lock's, so it sees every append
     committed before the lock was granted."""
 
-    def __init__(self, conn: Any):
+    def __init__(self, conn: Any, note: str = ""):
         self._conn = conn
+        self._note = note  # what follows the position in the NOTIFY payload: the store's own mark
         self._position: int | None = None  # read with the lock; advanced by each insert
         self._read: dict[str, tuple[bool | None, LastRow | None, tuple[Any, ...] | None, str]] = {}
         self._writes: list[tuple[str, Any, bool]] = []  # (sql, args, many) not yet sent
         self.inserted: list[list[EventRow]] = []  # the rows of each insert, in order
+        self.games_rows: list[tuple[Any, ...]] = []  # the games row written with each insert
 
     # --- the lock and the reads, in one pipeline ------------------------------------------
     def _fetch(self, game_id: str | None, command_id: str = "") -> None:
@@ -150,6 +157,7 @@ class PostgresTransaction:
         self._read.pop(rows[0][0] if rows else game_row[0], None)  # what a read of this game saw is old now
         self._writes += [(_INSERT, rows, True), (_GAMES_UPSERT, game_row, False)]
         self.inserted.append(rows)
+        self.games_rows.append(game_row)
 
     def _flush(self) -> None:
         """Send the waiting writes (inside a pipeline), the counter and the hint after them."""
@@ -162,7 +170,7 @@ class PostgresTransaction:
             else:
                 cur.execute(sql, args)
         cur.execute(_SET_POSITION, (self._position,))
-        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, str(self._position)))
+        cur.execute(_NOTIFY, (NOTIFY_CHANNEL, f"{self._position}{self._note}"))
         self._writes = []
 
     def commit(self) -> None:
@@ -239,14 +247,23 @@ class PostgresEventStore(EventStore):
         self._where = redact(url)  # what messages name (the SQLite store names its file)
         self.read_only = read_only
         self._listener: "psycopg.Connection[Any] | None" = None
+        self._flusher: "psycopg.Connection[Any] | None" = None  # sync_wal's own (synchronous_commit on)
+        self._flushing = threading.Lock()
         self._psycopg = _driver()[0]
         self._pinned = threading.local()  # the connection of this thread's snapshot, if any
         # this thread's last append, (game id, its first seq, its hashes), until its next call
         # of the store: what hashes_after answers right after it without reading them back
         self._appended = threading.local()
         self._feed = FeedDecoder(self._first_payload)  # kept: a game's format never changes
-        self._own: set[str] = set()  # the NOTIFY payloads of this store's appends, not yet heard back
+        # follows the position in the NOTIFY payload of this store's appends: its own are told apart
+        self._note = f" {secrets.token_hex(8)}"
+        self._known = KnownGames()  # each game's last row as this store wrote it: one-round-trip appends
+        # the global order's positions after _feed_after, read ahead by wait_for_append's thread
+        # for appended_after: (after, rows, whether they are all there were), and where that is
+        self._ahead: tuple[int, list[tuple[int, str, int]], bool] | None = None
+        self._feed_after: int | None = None
         self._cursor_names = itertools.count(1)
+        self._cursors: dict[Any, Any] = {}  # connection -> its kept cursor
 
     # --- opening --------------------------------------------------------------------
     @classmethod
@@ -297,6 +314,10 @@ class PostgresEventStore(EventStore):
         if self._listener is not None:
             self._listener.close()
             self._listener = None
+        with self._flushing:
+            if self._flusher is not None:
+                self._flusher.close()
+                self._flusher = None
         self._pool.close()
 
     def default_key_path(self) -> Path:
@@ -332,19 +353,6 @@ class PostgresEventStore(EventStore):
                     self._pinned.conn = None
 
     @contextmanager
-    def _locked(self) -> Iterator[tuple[Any, int]]:
-        """One write transaction holding the store's append lock (the position counter),
-        with the last position handed out (read with the lock)."""
-        psycopg = self._psycopg
-        if self.read_only:
-            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
-        try:
-            with self._pool.connection() as conn, conn.transaction():
-                yield conn, conn.execute(_LOCK_POSITION).fetchone()[0]
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
-
-    @contextmanager
     def _transaction(self) -> Iterator[PostgresTransaction]:
         """An append's transaction (:class:`PostgresTransaction`: the lock and the reads in one
         round trip, the writes and ``COMMIT`` in another), rolled back on any error."""
@@ -353,49 +361,74 @@ class PostgresEventStore(EventStore):
             raise StoreError(f"{self.path} is open for reading only: nothing can be written")
         try:
             with self._pool.connection() as conn:
-                tx = PostgresTransaction(conn)
+                tx = PostgresTransaction(conn, self._note)
                 try:
                     yield tx
                 except BaseException:
                     with suppress(psycopg.Error):
                         tx.rollback()
                     raise
-                if tx.inserted:  # known before its NOTIFY can be heard back
-                    if len(self._own) >= OWN_NOTES:
-                        self._own.clear()  # notes never heard (nobody listening yet): a stray one only wakes a waiter
-                    self._own.add(str(tx.last_position()))
                 tx.commit()
                 if len(tx.inserted) == 1 and tx.inserted[0]:
                     rows = tx.inserted[0]
+                    self._known.wrote(rows, tx.games_rows[0])
                     self._appended.rows = (rows[0][0], rows[0][1], [r[5] for r in rows])
         except psycopg.Error as exc:
             raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
+    def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
+        """As the contract's; in one round trip when this store knows the game's last row (it
+        wrote it, or the game is new): :mod:`.postgres_append`.  Otherwise, or when the game
+        moved on or the command id was seen meanwhile, the usual way."""
+        self._appended.rows = None
+        known = None
+        game: object = game_id  # (checked_append names what is wrong with a game id that is not text)
+        if not self.read_only and isinstance(game, str) and type(expected_version) is int:
+            known = self._known.get(game, expected_version)
+        if known is None:
+            return super().append(game_id, events, expected_version, command_id)
+        checked, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
+        if not checked:
+            return super().append(game_id, events, expected_version, command_id)
+        psycopg = self._psycopg
+        try:
+            with self._pool.connection() as conn:
+                done = one_trip(self._cursor(conn), known, game_id, checked, encoded, cmd, expected_version, self._note)
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+        if done is None:  # another writer moved the game on, or the command id was seen
+            self._known.forget(game_id)
+            return super().append(game_id, events, expected_version, command_id)
+        _, rows, games_row = done
+        self._known.wrote(rows, games_row)
+        self._appended.rows = (game_id, rows[0][1], [r[5] for r in rows])
+        return expected_version + len(rows)
+
+    def rebuild_projection(self) -> None:
+        self._known.forget()  # the games rows are written anew
+        super().rebuild_projection()
+
     def sync_wal(self) -> None:
         """Return once every commit made before the call is on the server's disk, whatever
-        ``synchronous_commit`` those commits ran with: one small write committed with
-        ``synchronous_commit = on`` (its row in ``tonk_flush``), whose commit waits for the
-        WAL flush up to its own commit record, after every commit made before it.  One round
-        trip; the service calls it in a worker thread for the commits of many tables at once
-        (``service/group_sync.py``)."""
+        ``synchronous_commit`` those commits ran with: one small write (its row in
+        ``tonk_flush``) committed on a connection of its own with ``synchronous_commit = on``,
+        whose commit waits for the WAL flush up to its own commit record, after every commit
+        made before it.  One statement, one round trip; the service calls it in a worker thread
+        for the commits of many tables at once (``service/group_sync.py``)."""
         psycopg = self._psycopg
         if self.read_only:
             return
-        try:
-            with self._pool.connection() as conn:
-                try:
-                    with conn.pipeline():
-                        conn.execute("BEGIN")
-                        conn.execute("SET LOCAL synchronous_commit = on")
-                        conn.execute(_FLUSH)
-                        conn.execute("COMMIT")
-                except psycopg.Error:
-                    with suppress(psycopg.Error):
-                        if conn.info.transaction_status != 0:
-                            conn.execute("ROLLBACK")
-                    raise
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
+        with self._flushing:
+            try:
+                if self._flusher is None or self._flusher.closed:
+                    self._flusher = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+                    self._flusher.execute("SET synchronous_commit = on")
+                self._flusher.execute(_FLUSH)
+            except psycopg.Error as exc:
+                if self._flusher is not None:
+                    self._flusher.close()
+                self._flusher = None
+                raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -414,9 +447,23 @@ class PostgresEventStore(EventStore):
     @contextmanager
     def statements_write(self) -> Iterator[Statements]:
         """One write transaction on the side tables holding the append lock (the position
-        counter): no append lands until it ends."""
-        with self._locked() as (conn, _):
-            yield PostgresStatements(conn)
+        counter): no append lands until it ends.  Its writes go out with its next read or
+        with ``COMMIT``, in one pipeline (:mod:`.postgres_locked`)."""
+        psycopg = self._psycopg
+        if self.read_only:
+            raise StoreError(f"{self.path} is open for reading only: nothing can be written")
+        try:
+            with self._pool.connection() as conn:
+                sql = LockedWrites(conn)
+                try:
+                    yield sql
+                    sql.commit()
+                except BaseException:
+                    with suppress(psycopg.Error):
+                        sql.rollback()
+                    raise
+        except psycopg.Error as exc:
+            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     @contextmanager
     def evidence(self, *, write: bool = False) -> Iterator[EvidenceTables]:
@@ -427,13 +474,24 @@ class PostgresEventStore(EventStore):
         return SqlSeatTables(self.statements, self.statements_write, self.read_only)
 
     # --- reading --------------------------------------------------------------------
+    def _cursor(self, conn: Any) -> Any:
+        """The connection's cursor for one-statement reads and appends, kept with it (a new
+        cursor for each statement costs as much as the rest of a short read)."""
+        cur = self._cursors.get(conn)
+        if cur is None or cur.closed:
+            if len(self._cursors) >= 2 * POOL_SIZE:  # (a cursor holds its connection: the pool's old ones go here)
+                for old in [c for c in list(self._cursors) if c.closed]:
+                    self._cursors.pop(old, None)
+            cur = self._cursors[conn] = conn.cursor()
+        return cur
+
     def _one(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         with self._connection() as conn:
-            return conn.execute(POSTGRES.sql(sql), args).fetchone()[0]
+            return self._cursor(conn).execute(POSTGRES.sql(sql), args).fetchone()[0]
 
     def _all(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         with self._connection() as conn:
-            return list(conn.execute(POSTGRES.sql(sql), args).fetchall())
+            return self._cursor(conn).execute(POSTGRES.sql(sql), args).fetchall()
 
     def _scan(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Any]:
         """A server-side cursor over ``sql`` (rows fetched in batches, not all at once)."""
@@ -457,7 +515,8 @@ class PostgresEventStore(EventStore):
 
     def wait_for_append(self, timeout: float) -> bool:
         """Wait for a ``NOTIFY`` of another writer's append (another node's: this store's own
-        appends do not wake it), at most ``timeout`` seconds; True when one came.  A hint
+        appends do not wake it), at most ``timeout`` seconds; True when one came, at most
+        :data:`NOTES_PAUSE_S` after it (those that come meanwhile are read with it).  A hint
         only: a notification sent while the listener was (re)connecting is lost, so callers
         read the global order after every wait, notified or not."""
         psycopg = self._psycopg
@@ -473,15 +532,51 @@ class PostgresEventStore(EventStore):
                 notes = list(self._listener.notifies(timeout=remaining, stop_after=1))
                 if not notes:
                     return False
-                if notes[0].payload in self._own:  # this store's own append: its caller has it
-                    self._own.discard(notes[0].payload)
-                    continue
-                return True
+                # let the next ones gather a moment: read (or passed over) together, not each with
+                # a wake-up of its own (another node's append is told at most this much later)
+                time.sleep(min(NOTES_PAUSE_S, max(0.0, deadline - time.monotonic())))
+                notes += self._listener.notifies(timeout=0)  # the others already here (the read below has them)
+                if any(not n.payload.endswith(self._note) for n in notes):
+                    self._read_ahead()
+                    return True
+                # only this store's own appends: its caller has them
         except psycopg.Error:
             if self._listener is not None:
                 self._listener.close()
             self._listener = None
             return False
+
+    def _read_ahead(self) -> None:
+        """After another writer's append: read what :meth:`appended_after` will be asked next
+        (after what it answered last), here in the waiting thread, so that the caller's next
+        call, in its own thread, answers without a round trip."""
+        after = self._feed_after
+        if after is None:
+            return
+        rows = self._positions(after, READ_ALL_LIMIT)
+        self._ahead = (after, rows, len(rows) < READ_ALL_LIMIT)
+
+    def _positions(self, after: int, limit: int) -> list[tuple[int, str, int]]:
+        return [(r[0], r[1], r[2]) for r in self._all(_POSITIONS, (after, limit))]
+
+    def appended_after(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[tuple[int, str, int]]:
+        """As the contract's, without the payloads; answered from what :meth:`wait_for_append`
+        read ahead when it was read after ``after`` (as of that read: a later append woke, or
+        will wake, the next wait), else read now."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead[0] == after:
+            _, rows, whole = ahead
+            if rows:
+                got = rows[:limit]
+                self._ahead = (got[-1][0], rows[len(got) :], whole)
+                self._feed_after = got[-1][0]
+                return got
+            if whole:
+                return []
+        with self._reading():
+            rows = self._positions(after, limit)
+        self._feed_after = rows[-1][0] if rows else after
+        return rows
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
         return iter(self._all(q.PAYLOADS, (game_id,)))  # one game: one query, no server-side cursor
@@ -505,6 +600,13 @@ class PostgresEventStore(EventStore):
 
     def _first_payload(self, game_id: str) -> str | bytes:
         return str(self._one(q.FIRST_PAYLOAD, (game_id,)))
+
+    def appended(self, game_id: str, version: int) -> bool:
+        """Whether this thread's last call of the store was an append that stored the rows of
+        ``game_id`` up to ``version`` (not the no-op answer to a command id already recorded,
+        which gives a version too)."""
+        rows = getattr(self._appended, "rows", None)
+        return rows is not None and rows[0] == game_id and rows[1] + len(rows[2]) - 1 == version
 
     def hashes_after(self, game_id: str, seq: int) -> list[str]:
         """As the contract's; asked first thing after this thread appended to the game from

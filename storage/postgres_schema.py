@@ -15,7 +15,8 @@ UPDATE, DELETE and TRUNCATE; ``games`` (the projection); and
 ``event_position``, the one-row counter of the global order, which every
 append locks first (so appends are serialised, and commit order is position
 order: see :mod:`.feed`); the evidence log's tables (:mod:`.evidence_log`);
-and ``tonk_flush``, what a WAL flush writes (``PostgresEventStore.sync_wal``).
+``tonk_flush``, what a WAL flush writes (``PostgresEventStore.sync_wal``); and the function
+``tonk_append``, an append in one statement (``storage/postgres_append.py``).
 """
 
 from __future__ import annotations
@@ -104,11 +105,20 @@ def _flush(cur) -> None:
     cur.execute("CREATE TABLE tonk_flush (slot INTEGER PRIMARY KEY, n BIGINT NOT NULL)")
 
 
+def _append_function(cur) -> None:
+    """``tonk_append``: an append in one statement, for a store that knows the game's last row
+    (``storage/postgres_append.py``)."""
+    from .postgres_append import create_append_function
+
+    create_append_function(cur)
+
+
 STEPS: tuple[tuple[str, Callable], ...] = (
     ("0001_events_games_position", _events_and_games),
     ("0002_chain_version", _chain_version),
     ("0003_evidence", create_evidence_tables),
     ("0004_flush", _flush),
+    ("0005_append_function", _append_function),
 )
 
 MIGRATION_NAMES = tuple(name for name, _ in STEPS)

@@ -1,0 +1,103 @@
+"""Two nodes' ``Tables`` on one PostgreSQL store, without a server: a node decides a command
+on its cached fold without asking the store first (PostgreSQL has no cheap mark of other
+nodes' commits), so each way that fold can be behind the store must still give the answer
+the store's state gives."""
+
+from __future__ import annotations
+
+import secrets
+
+import msgspec
+import pytest
+
+from tonk.application.table_types import StaleVersion, TableSettings
+from tonk.application.tables import Tables
+from tonk.core.commands import Discard, DrawStock
+from tonk.storage.open import open_store
+
+pytestmark = pytest.mark.postgres
+
+
+class Picks:
+    """A bot that draws from the stock, then discards the first (or the last) card it may."""
+
+    uses_view = False
+
+    def __init__(self, last: bool):
+        self.last = last
+
+    def choose(self, view, legal, rng):
+        draws = [c for c in legal if isinstance(c, DrawStock)]
+        if draws:
+            return draws[0]
+        discards = [c for c in legal if isinstance(c, Discard)]
+        return discards[-1] if self.last else discards[0]
+
+
+@pytest.fixture
+def nodes(pg_url):
+    with open_store(pg_url, durable=False) as a, open_store(pg_url, durable=False) as b:
+        yield Tables(a), Tables(b)
+
+
+def _table(a: Tables) -> str:
+    """A table of ann and a bot (bob), dealt, with ann to start a turn."""
+    for _ in range(50):  # a deal whose first turn ends the hand (a tonk) is dealt again
+        created = a.create(TableSettings(seats=["ann", "bob"], bots={"bob": "random"}, hand_limit=5))
+        a.sit(created.table, "ann", secrets.token_hex(32))
+        state = a.table(created.table).game.state
+        if state.in_hand and state.to_act == "ann" and state.drew is None:
+            return created.table
+    raise AssertionError("no deal left ann to act")
+
+
+def _act(node: Tables, table: str, command, version: int, command_id: str):
+    fields = {k: v for k, v in msgspec.to_builtins(command).items() if k not in ("action", "player")}
+    return node.act(table, "ann", msgspec.to_builtins(command)["action"], fields, version, command_id)
+
+
+def test_a_command_id_another_node_recorded_is_answered_as_that_nodes_even_when_this_nodes_events_differ(nodes):
+    """Node b's fold is behind: node a applied ann's discard (and its bot's turn after it) with
+    command id x.  The retry of x reaching b is answered with a's events, never with b's own
+    decision of the bot's turn (same count of events, other cards), and b's fold is the store's."""
+    a, b = nodes
+    table = _table(a)
+    drew = _act(a, table, DrawStock("ann"), a.table(table).version, "d1")
+    b.table(table)  # b folds the table now: current
+    a.table(table).bots["bob"] = Picks(last=False)
+    b.table(table).bots["bob"] = Picks(last=True)
+    card = next(c for c in a.view(table, "ann").legal if c["action"] == "discard")["card"]
+    first = _act(a, table, Discard("ann", card), drew.version, "x")
+    again = _act(b, table, Discard("ann", card), drew.version, "x")
+    assert again == first
+    assert b.view(table, "ann") == a.view(table, "ann")
+
+
+def test_a_node_behind_the_store_takes_the_command_of_a_client_that_saw_the_newer_version(nodes):
+    a, b = nodes
+    table = _table(a)
+    b.table(table)
+    drew = _act(a, table, DrawStock("ann"), a.table(table).version, "d1")  # b's fold is behind now
+    card = next(c for c in a.view(table, "ann").legal if c["action"] == "discard")["card"]
+    done = _act(b, table, Discard("ann", card), drew.version, "d2")
+    assert done.version > drew.version
+    assert a.view(table, "ann") == b.view(table, "ann")
+
+
+def test_a_node_behind_the_store_refuses_a_stale_version_with_the_current_one(nodes):
+    """The client and node b saw the same old version: a 409 naming the store's version, not
+    an answer decided on b's old fold (nor a 422 for a command the old fold would refuse)."""
+    a, b = nodes
+    table = _table(a)
+    before = b.table(table).version
+    drew = _act(a, table, DrawStock("ann"), before, "d1")
+    with pytest.raises(StaleVersion) as stale:
+        _act(b, table, DrawStock("ann"), before, "d2")
+    assert stale.value.extra["current_version"] == drew.version
+    card = next(c for c in a.view(table, "ann").legal if c["action"] == "discard")["card"]
+    b2 = Tables(b.store)
+    b2.table(table)
+    a.act(table, "ann", "discard", {"card": card}, drew.version, "d3")  # b2's fold is behind, ann to draw again
+    with pytest.raises(StaleVersion) as stale:  # a discard before drawing: illegal on b2's old fold too
+        b2.act(table, "ann", "discard", {"card": card}, drew.version, "d4")
+    assert stale.value.extra["current_version"] == a.table(table).version
