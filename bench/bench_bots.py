@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.bench_bots                          # 2 x 2,000 hands, 2 workers
     .venv/bin/python -m bench.bench_bots --hands 300 --workers 1  # a quick look
     .venv/bin/python -m bench.bench_bots --rollouts 96            # another playout budget
+    .venv/bin/python -m bench.bench_bots --own-policy 5000        # the bot's own policy alone
 
 What is measured, exactly:
 
@@ -20,6 +21,10 @@ What is measured, exactly:
   counts the other processes' turns too) and ``time.perf_counter`` (wall).  Reported:
   the mean per decision, the mean per decision that ran playouts, the 95th percentile,
   and playouts per decision.
+* **Own policy** (``--own-policy HANDS``, instead of the rest).  The expert's baseline and
+  its own play in playouts (``BolderGreedy``) alone against greedy, on the cost loop's
+  decks, with the bot's ``KEEP_LOW`` and with 0 (greedy's discard): each one's net per hand
+  and the paired difference hand by hand, with 95 % intervals.
 * **Endings.**  Per bot over both seatings: its knocks (won, caught), tonk-outs and
   outs by discard, from the simulation's per-seat counts.
 
@@ -156,6 +161,54 @@ def cost(hands: int, seed: int, rollouts: int) -> dict[str, Any]:
     }
 
 
+def _heads_up_nets(make_own: Any, hands: int, seed: int) -> list[int]:
+    """The net per hand of the bot ``make_own(points)`` against greedy, ``hands`` hands per
+    seating on the cost loop's decks (seats swapped): per-hand nets, in deck order."""
+    from tonk.application.simulate import shuffle_deck
+    from tonk.core import Game
+    from tonk.core.bots import GreedyBot
+    from tonk.core.commands import DealHand
+    from tonk.core.views import player_view
+    from tonk.variants import load_ruleset
+
+    ruleset = load_ruleset()
+    nets: list[int] = []
+    for swap in (0, 1):
+        seats = ("P1", "P2")
+        me, other = seats[swap], seats[1 - swap]
+        bots = {me: make_own(ruleset.points), other: GreedyBot(ruleset.points)}
+        game = Game.new(list(seats), ruleset=ruleset, seed=seed + swap)
+        rng = random.Random(seed)
+        deck_rng = random.Random(seed * 7 + swap)
+        for _ in range(hands):
+            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+            while game.in_hand:
+                p = game.to_act
+                game.play(bots[p].choose(player_view(game.state, p), game.legal_actions(), rng))
+            ended = game.state.last_ending
+            assert ended is not None
+            nets.append(sum(x.amount for x in ended.ledger if x.to == me) - sum(x.amount for x in ended.ledger if x.from_ == me))
+    return nets
+
+
+def own_policy(hands: int, seed: int) -> dict[str, Any]:
+    """The expert's own policy (its baseline and its play in playouts, ``BolderGreedy``) alone
+    against greedy, with and without keeping low cards (``KEEP_LOW``), on the same decks:
+    each one's net per hand and the paired difference, with 95 % intervals."""
+    import tonk.core.expert_bot as expert_bot
+
+    keep = expert_bot.KEEP_LOW
+    try:
+        with_keep = _heads_up_nets(expert_bot.BolderGreedy, hands, seed)
+        expert_bot.KEEP_LOW = 0
+        without = _heads_up_nets(expert_bot.BolderGreedy, hands, seed)
+    finally:
+        expert_bot.KEEP_LOW = keep
+    diffs = [a - b for a, b in zip(with_keep, without)]
+    row = lambda xs: _mean_ci(sum(xs), sum(x * x for x in xs), len(xs))  # noqa: E731
+    return {"hands": len(diffs), "keep_low": keep, "with": row(with_keep), "without": row(without), "difference": row(diffs)}
+
+
 def main(argv: list[str] | None = None) -> None:
     from tonk.core.expert_bot import DEFAULT_ROLLOUTS
 
@@ -166,8 +219,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS, help=f"playouts per decision (default {DEFAULT_ROLLOUTS}, the bot's default)")
     ap.add_argument("--skip-strength", action="store_true")
+    ap.add_argument(
+        "--own-policy",
+        type=int,
+        default=0,
+        metavar="HANDS",
+        help="only measure the expert's own policy (BolderGreedy) against greedy, HANDS hands per seating, with and without KEEP_LOW",
+    )
     args = ap.parse_args(argv)
     result: dict[str, Any] = {"seed": args.seed, "rollouts": args.rollouts}
+    if args.own_policy:
+        o = own_policy(args.own_policy, args.seed)
+        f = lambda r: f"{r['mean_net']:+.3f} ({r['ci'][0]:+.3f} to {r['ci'][1]:+.3f})"  # noqa: E731
+        print(
+            f"own policy against greedy, {o['hands']} hands, seats swapped: KEEP_LOW {o['keep_low']} {f(o['with'])}, "
+            f"KEEP_LOW 0 {f(o['without'])}; paired difference {f(o['difference'])}"
+        )
+        return
     result["cost"] = cost(args.cost_hands, args.seed, args.rollouts)
     c = result["cost"]
     print(

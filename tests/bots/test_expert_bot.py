@@ -14,11 +14,11 @@ import pytest
 
 from tonk.application.simulate import SimConfig, shuffle_deck, simulate
 from tonk.core import Game
-from tonk.core.bots import BotError, bot_names, make_bot
+from tonk.core.bots import BotError, GreedyBot, bot_names, make_bot
 from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
 from tonk.core.events import CardDrawn
-from tonk.core.expert_bot import ExpertBot, better_than, is_close, turns_had
+from tonk.core.expert_bot import BolderGreedy, ExpertBot, PlayoutBolder, better_than, is_close, turns_had
 from tonk.core.turn import can
 from tonk.core.views import player_view
 from tonk.variants import load_ruleset
@@ -229,6 +229,19 @@ def test_only_a_close_decision_is_weighed_on_more_worlds():
     assert not is_close([base, [2.0, 2.1, 1.9, 2.0, 2.0, 2.1, 1.9, 2.0]])  # clearly better
     assert is_close([base, [1.0, -1.0, 1.0, -0.8, 1.0, -1.0, 1.0, -0.9]])  # a small gain, a wide spread
     assert not is_close([base])  # nothing to weigh
+
+
+@pytest.mark.parametrize("own", [BolderGreedy, PlayoutBolder])
+def test_the_bots_own_policy_keeps_a_low_card_while_another_card_may_go(own):
+    """Its baseline and its play in playouts: greedy throws its only loose card, the ace;
+    the bot keeps it and breaks a pair of kings instead (bench --own-policy measures why)."""
+    hand = ["AS", "KH", "KD", "9C", "9D"]
+    assert GreedyBot()._choose_discard(hand, hand, None, False) == "AS"
+    bot = own()
+    assert bot._choose_discard(hand, hand, None, False) == "KH"
+    assert bot._choose_discard(hand, hand, None, True) == "KH"  # empty stock: the highest, as greedy
+    assert bot._choose_discard(["AS", "2H", "AD"], ["AS", "2H", "AD"], None, False) == "2H"  # only low cards: greedy's choice
+    assert bot._choose_discard(["AS", "KH"], ["AS", "KH"], "KH", False) == "AS"  # the card just taken stays
 
 
 def test_turns_had_counts_from_the_first_player():
