@@ -41,7 +41,7 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 Z95 = 1.959963984540054
@@ -104,13 +104,24 @@ def _mean_ci(total: int, total_sq: int, n: int) -> dict[str, Any]:
     return {"mean_net": mean, "se": se, "ci": [mean - Z95 * se, mean + Z95 * se]}
 
 
+def _dealt_hands(ruleset: Any, seats: tuple[str, ...], hands: int, seed: int, swap: int) -> Iterator[Any]:
+    """One heads-up game of ``hands`` hands for the seating ``swap`` (the cost loop's decks):
+    the game, each time a hand has been dealt (the caller plays it out)."""
+    from tonk.application.simulate import shuffle_deck
+    from tonk.core import Game
+    from tonk.core.commands import DealHand
+
+    game = Game.new(list(seats), ruleset=ruleset, seed=seed + swap)
+    deck_rng = random.Random(seed * 7 + swap)
+    for _ in range(hands):
+        game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+        yield game
+
+
 def cost(hands: int, seed: int, rollouts: int) -> dict[str, Any]:
     """CPU and wall time of each expert decision (see the module's doc)."""
     _set_rollouts(rollouts)
-    from tonk.application.simulate import shuffle_deck
-    from tonk.core import Game
     from tonk.core.bots import make_bot
-    from tonk.core.commands import DealHand
     from tonk.core.views import player_view
     from tonk.variants import load_ruleset
 
@@ -124,11 +135,8 @@ def cost(hands: int, seed: int, rollouts: int) -> dict[str, Any]:
         kinds = ("expert", "greedy") if not swap else ("greedy", "expert")
         bots = {p: make_bot(k, ruleset=ruleset) for p, k in zip(seats, kinds)}
         me = seats[kinds.index("expert")]
-        game = Game.new(list(seats), ruleset=ruleset, seed=seed + swap)
         rng = random.Random(seed)
-        deck_rng = random.Random(seed * 7 + swap)
-        for _ in range(hands):
-            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+        for game in _dealt_hands(ruleset, seats, hands, seed, swap):
             while game.in_hand:
                 p = game.to_act
                 view = player_view(game.state, p)
@@ -164,10 +172,7 @@ def cost(hands: int, seed: int, rollouts: int) -> dict[str, Any]:
 def _heads_up_nets(make_own: Any, hands: int, seed: int) -> list[int]:
     """The net per hand of the bot ``make_own(points)`` against greedy, ``hands`` hands per
     seating on the cost loop's decks (seats swapped): per-hand nets, in deck order."""
-    from tonk.application.simulate import shuffle_deck
-    from tonk.core import Game
     from tonk.core.bots import GreedyBot
-    from tonk.core.commands import DealHand
     from tonk.core.views import player_view
     from tonk.variants import load_ruleset
 
@@ -177,11 +182,8 @@ def _heads_up_nets(make_own: Any, hands: int, seed: int) -> list[int]:
         seats = ("P1", "P2")
         me, other = seats[swap], seats[1 - swap]
         bots = {me: make_own(ruleset.points), other: GreedyBot(ruleset.points)}
-        game = Game.new(list(seats), ruleset=ruleset, seed=seed + swap)
         rng = random.Random(seed)
-        deck_rng = random.Random(seed * 7 + swap)
-        for _ in range(hands):
-            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+        for game in _dealt_hands(ruleset, seats, hands, seed, swap):
             while game.in_hand:
                 p = game.to_act
                 game.play(bots[p].choose(player_view(game.state, p), game.legal_actions(), rng))
