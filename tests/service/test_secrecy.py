@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from tonk.core.events import CardDiscarded, CardDrawn, CardHit, HandDealt, HandEnded, SpreadLaid
 from tonk.core.views import visible_cards
 from tonk.storage import EventStore
+from tonk.storage.chain import AT_FORMAT
 
 from .conftest import Client, play_until_over
 from .sse import SSE
@@ -93,7 +94,7 @@ def check_fair_secrets(text: str, events: list, version: int, seat: str, client_
 
 def _epoch(recorded_at: str) -> float:
     """A recorded time (``2026-12-02T02:38:44.123456Z``) as seconds since the epoch."""
-    return datetime.strptime(recorded_at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
+    return datetime.strptime(recorded_at, AT_FORMAT).replace(tzinfo=timezone.utc).timestamp()
 
 
 def test_many_random_hands_over_http_reveal_nothing_hidden_to_any_seat(server, client: Client):
