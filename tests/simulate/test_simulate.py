@@ -210,3 +210,21 @@ def test_empty_tally_report():
     config = SimConfig(hands=1, players=2, bots=("random",))
     rep = report(config, Tally(2))
     assert rep["hands"] == 0 and rep["tonk_out_rate"] == 0.0 and "seconds" not in rep
+
+
+def test_shuffle_deck_sorts_by_successive_random_draws():
+    """The shuffle's definition: card ``i`` (deck order) is keyed by the ``i``-th ``random()``
+    of the source, and the deck is sorted by key, stably; the source then stands after
+    exactly one draw per card.  (The order a seed gives is what every simulated game's
+    decks follow: changing it changes every simulation of that seed.)"""
+    import random
+
+    from tonk.variants import load_ruleset
+
+    deck = load_ruleset().deck
+    for seed in range(20):
+        rng, ref = random.Random(seed), random.Random(seed)
+        keys = [ref.random() for _ in deck]
+        want = tuple(card for _, _, card in sorted(zip(keys, range(len(deck)), deck)))
+        assert shuffle_deck(deck, rng) == want
+        assert rng.random() == ref.random()
