@@ -44,7 +44,13 @@ class Ending(msgspec.Struct):
 
 def from_each(winner: str, seats: tuple[str, ...], amount: int, reason: str) -> list[Payment]:
     """``amount`` from every other player to ``winner``."""
-    return [Payment(p, winner, amount, reason) for p in seats if p != winner]
+    # plain loops here and below: a comprehension builds a function at every call in
+    # Python 3.11, and a hand's settlement runs once a hand (the same lists)
+    ledger = []
+    for p in seats:
+        if p != winner:
+            ledger.append(Payment(p, winner, amount, reason))
+    return ledger
 
 
 def lowest(players: list[str] | tuple[str, ...], totals: dict[str, int]) -> list[str]:
@@ -84,7 +90,10 @@ def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], 
 
     The catchers are the others at or below the knocker; the lowest of the others are
     found by :func:`lowest`."""
-    others = [p for p in seats if p != knocker]
+    others = []
+    for p in seats:
+        if p != knocker:
+            others.append(p)
     low = lowest(others, totals)
     ledger: list[Payment] = []
     if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):
@@ -141,7 +150,11 @@ def settle_classic(ending: Ending, options: dict) -> list[Payment]:
 def initial_tonkers(totals: dict[str, int], wanted) -> list[str]:
     """A5.1: the players whose dealt total is one of the ``wanted`` totals (the option
     ``initial_tonk_totals``), in seat order: the base game's answer to ``tonk_initial_tonks``."""
-    return [p for p, t in totals.items() if t in wanted]
+    tonkers = []
+    for p, t in totals.items():
+        if t in wanted:
+            tonkers.append(p)
+    return tonkers
 
 
 def add_ledger(net: dict[str, int], ledger: Iterable[Payment]) -> dict[str, int]:

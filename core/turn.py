@@ -312,8 +312,11 @@ def deal_hand(state: State, cmd: DealHand, ruleset: Ruleset) -> list[Event]:
         deck = _fair_deck(state, cmd, ruleset)
     elif cmd.deck is not None:
         deck = tuple(cmd.deck)
-        # the same test as comparing sorted lists, since the ruleset's deck holds each card once
-        if len(deck) != len(ruleset.deck) or set(deck) != ruleset.deck_set:
+        # the same test as comparing sorted lists, since the ruleset's deck holds each card
+        # once (Ruleset refuses a deck with a card twice): as many cards as the deck, and
+        # every card of the deck among them, is each card exactly once and nothing else
+        # (asked as what the deck's set lacks: cheaper than building the deal's own set)
+        if len(deck) != len(ruleset.deck) or ruleset.deck_set.difference(deck):
             raise SetupError("the deck given is not exactly the ruleset's deck (every card once)")
     elif cmd.seed is not None:
         deck = tuple(shuffled(ruleset.deck, cmd.seed))

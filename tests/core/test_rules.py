@@ -7,7 +7,7 @@ import pytest
 from tonk.variants import load_ruleset
 from tonk.core import Game, IllegalAction, SetupError
 from tonk.core.cards import STANDARD_DECK
-from tonk.core.commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
+from tonk.core.commands import DealHand, Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 
 
 def ledger(game: Game) -> list[tuple[str, str, int, str]]:
@@ -32,6 +32,24 @@ def test_a1_1_one_standard_deck_without_jokers():
     deck = load_ruleset().deck
     assert len(deck) == 52 and len(set(deck)) == 52
     assert not any(c.startswith("X") for c in deck)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d[:-1],  # a card short
+        lambda d: d + d[:1],  # a card too many (doubled)
+        lambda d: d[:-1] + d[:1],  # the right length, one card twice and one missing
+        lambda d: d[:-1] + ("X1",),  # the right length, a card the deck does not hold (a joker)
+        lambda d: d[:-1] + ("",),  # the right length, not a card at all
+    ],
+)
+def test_a1_1_a_deal_from_a_deck_that_is_not_the_deck_is_refused(change):
+    g = Game.new(["a", "b", "c"], seed=1, ruleset=load_ruleset())
+    deck = tuple(STANDARD_DECK)
+    with pytest.raises(SetupError, match="not exactly the ruleset's deck"):
+        g.play(DealHand(deck=change(deck)))
+    assert not g.in_hand and g.play(DealHand(deck=deck[::-1]))  # the deck itself, in any order, deals
 
 
 def test_a1_2_card_points():

@@ -210,3 +210,55 @@ def test_empty_tally_report():
     config = SimConfig(hands=1, players=2, bots=("random",))
     rep = report(config, Tally(2))
     assert rep["hands"] == 0 and rep["tonk_out_rate"] == 0.0 and "seconds" not in rep
+
+
+def test_shuffle_deck_sorts_by_successive_random_draws():
+    """The shuffle's definition: card ``i`` (deck order) is keyed by the ``i``-th ``random()``
+    of the source, and the deck is sorted by key, stably; the source then stands after
+    exactly one draw per card.  (The order a seed gives is what every simulated game's
+    decks follow: changing it changes every simulation of that seed.)"""
+    import random
+
+    from tonk.variants import load_ruleset
+
+    deck = load_ruleset().deck
+    for seed in range(20):
+        rng, ref = random.Random(seed), random.Random(seed)
+        keys = [ref.random() for _ in deck]
+        want = tuple(card for _, _, card in sorted(zip(keys, range(len(deck)), deck)))
+        assert shuffle_deck(deck, rng) == want
+        assert rng.random() == ref.random()
+
+
+@pytest.mark.parametrize(
+    "variants, options",
+    [
+        ((), {}),
+        (("multiple-initial-tonks-all-paid", "low-initial-tonk"), {}),
+        (("caught-scheme",), {"caught_scheme": "double_to_low_plus_others_base"}),
+        (("stock-tie",), {"stock_tie": "draw"}),
+    ],
+)
+def test_tally_counts_each_hands_net_and_winners_from_its_ledger(variants, options):
+    """Per seat, the tally's net, squared net and wins are those of the recorded hands'
+    ledgers (a hand's winners: the highest net of the hand, if positive)."""
+    from tonk.core.events import HandEnded
+    from tonk.core.settlement import net_of
+
+    config = SimConfig(hands=300, players=3, bots=("greedy", "random"), variants=variants, options=options, seed=4, hands_per_game=25)
+    ruleset = config.ruleset()
+    seats = config.seats()
+    tally = Tally(config.players)
+    want = [dict.fromkeys(("wins", "net", "net_sq"), 0) for _ in seats]
+    for index in range(config.games):
+        for e in play_game(config, ruleset, index, tally):
+            if type(e) is HandEnded:
+                net = net_of(seats, e.ledger)
+                best = max(net.values())
+                for i, p in enumerate(seats):
+                    want[i]["net"] += net[p]
+                    want[i]["net_sq"] += net[p] ** 2
+                    want[i]["wins"] += net[p] == best > 0
+    assert tally.hands == 300
+    assert [{k: row[k] for k in ("wins", "net", "net_sq")} for row in tally.seat] == want
+    assert sum(row["wins"] for row in want) > 0 and any(row["net_sq"] for row in want)
