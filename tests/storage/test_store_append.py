@@ -266,3 +266,66 @@ def test_audit_finds_an_event_after_game_ended(games):
     report = audit_pinned(list(g.events) + [g.events[-1]])
     assert [(f.seq, f.rule) for f in report.findings] == [(len(g.events) + 1, "log")]
     assert "game_ended after game_ended" in report.findings[0].message
+
+
+@pytest.mark.parametrize(
+    "ns",
+    [
+        0,
+        1_764_645_296_123_456_789,  # 2025-12-02T03:14:56.123456Z, its last three digits dropped
+        1_767_225_599_999_999_999,  # the last microsecond of 2025
+        1_767_225_600_000_000_000,  # the first of 2026 (a new second, day, month and year)
+        1_767_225_600_000_001_000,
+        4_102_444_800_000_000_999,  # 2100-01-01
+    ],
+)
+def test_the_recorded_time_is_the_datetime_text_of_the_clock_floored_to_the_microsecond(monkeypatch, ns):
+    """``append_rules.now`` formats the date and time of day once a second: every call gives
+    the text ``datetime`` gives for the same clock reading, across second, day and year ends."""
+    from datetime import datetime, timedelta
+
+    from tonk.storage import append_rules
+    from tonk.storage.chain import AT_FORMAT
+
+    expected = (datetime(1970, 1, 1) + timedelta(microseconds=ns // 1000)).strftime(AT_FORMAT)
+    for before in (ns - 1_000_000_000, ns - 1000, ns):  # the cached second: another, maybe the same
+        monkeypatch.setattr(append_rules.time, "time_ns", lambda before=before: before)
+        append_rules.now()
+    monkeypatch.setattr(append_rules.time, "time_ns", lambda: ns)
+    assert append_rules.now() == expected
+    assert datetime.strptime(append_rules.now(), AT_FORMAT) == datetime(1970, 1, 1) + timedelta(microseconds=ns // 1000)
+
+
+
+def test_the_hashes_after_an_append_are_its_own_not_read_back(db, play, monkeypatch):
+    """Asked right after an append, ``hashes_after`` answers the hashes that append stored
+    without reading them back (a served table asks after every command); asked by another
+    store, a second time, or after an append that stored nothing (a retried
+    command id), it reads the store."""
+    from tonk.storage.sqlite import SqliteEventStore
+
+    g = play(12, hands=2)
+    cut = len(g.events) - 2
+    reads: list[tuple[str, int]] = []
+    hash_rows = SqliteEventStore.hash_rows
+    monkeypatch.setattr(SqliteEventStore, "hash_rows", lambda self, gid, after=0: reads.append((gid, after)) or hash_rows(self, gid, after))
+    with EventStore.open(db) as store, EventStore.open(db) as other:
+        store.append(g.game_id, g.events[:cut], 0)
+        mine = store.hashes_after(g.game_id, 0)
+        assert reads == []  # its own, not read back
+        store.append(g.game_id, g.events[cut:], cut, command_id="last")
+        last = store.hashes_after(g.game_id, cut)
+        assert reads == []
+        assert other.hashes_after(g.game_id, cut) == last and reads == [(g.game_id, cut)]  # another store asks: it reads
+        reads.clear()
+        assert store.hashes_after(g.game_id, cut) == last and reads == [(g.game_id, cut)]  # asked again: read
+        stored = other.hashes_after(g.game_id, 0)
+        assert mine == stored[:cut] and len(stored) == len(g.events)
+        reads.clear()
+        with pytest.raises(ConcurrencyError):
+            store.append(g.game_id, g.events[cut:], cut, command_id="again")  # stale: refused, nothing noted
+        assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
+    with EventStore.open(db) as store:
+        reads.clear()
+        assert store.append(g.game_id, g.events[cut:], cut, command_id="last") == len(g.events)  # retried: stores nothing
+        assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
