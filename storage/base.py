@@ -382,6 +382,13 @@ class EventStore(ABC):
         rows = self.hash_rows(game_id, max(self.version(game_id) - 1, 0))
         return rows[-1][2] if rows else None
 
+    def appended(self, game_id: str, version: int) -> bool:
+        """Whether this thread's last append to this store stored the rows of ``game_id`` up
+        to ``version`` (not the no-op answer to a command id already recorded, which gives a
+        version too, nor a refused append), and no :meth:`hashes_after` has been asked since."""
+        just = getattr(_JUST_APPENDED, "rows", None)
+        return just is not None and just[0]() is self and just[1] == game_id and just[2] + len(just[3]) - 1 == version
+
     def hashes_after(self, game_id: str, seq: int) -> list[str]:
         """The chain hashes of the game's events after ``seq``, in order (what a cached fold
         that holds the first ``seq`` needs after an append).  Asked first thing after this
