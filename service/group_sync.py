@@ -30,6 +30,7 @@ themselves (PostgreSQL, SQLite ``--no-durable`` by choice) have no group: nothin
 from __future__ import annotations
 
 import asyncio
+import queue
 import re
 import threading
 from typing import Awaitable, Callable
@@ -64,9 +65,10 @@ class GroupSync:
         self.done = 0  # the last fsync whose end the event loop has seen (they end in order)
         self._wanted = 0  # the highest ticket someone waits for
         self._failed: set[int] = set()
-        self._waiting: dict[int, asyncio.Future[None]] = {}  # ticket -> its waiters' future
+        self._waiting: dict[int, list[asyncio.Future[None]]] = {}  # ticket -> a future per waiter
         self._lock = threading.Lock()  # the thread's start and end, and _wanted, under it
-        self._wake = threading.Event()
+        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a put wakes the thread
+        self._sleeping = False  # the thread is about to wait for a wake (or waits)
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # where the ends are told
         self.syncs = 0  # fsyncs that succeeded (for tests and benchmarks)
@@ -88,13 +90,16 @@ class GroupSync:
             raise SyncFailed(f"the fsync of the store's write-ahead log failed (fsync {ticket})")
         if ticket <= self.done:
             return
-        fut = self._waiting.get(ticket)
-        if fut is None:
-            loop = asyncio.get_running_loop()
-            fut = self._waiting[ticket] = loop.create_future()
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()  # this waiter's own: one cancelled waiter cancels no other
+        waiting = self._waiting.get(ticket)
+        if waiting is None:
+            self._waiting[ticket] = [fut]
             if ticket > self._wanted:
                 self._want(ticket, loop)
-        await asyncio.shield(fut)
+        else:
+            waiting.append(fut)
+        await fut
 
     async def wait(self) -> None:
         """Return once everything written before this call is on disk."""
@@ -115,8 +120,8 @@ class GroupSync:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="tonk-group-sync", daemon=True)
                 self._thread.start()
-            else:
-                self._wake.set()
+            elif self._sleeping:  # else it sees _wanted before it sleeps (it looks after saying so)
+                self._wake.put(None)
 
     def _run(self) -> None:
         while True:
@@ -134,14 +139,19 @@ class GroupSync:
                     except RuntimeError:  # the loop has closed: nobody waits any more
                         pass
                 continue
-            self._wake.clear()
+            self._sleeping = True
             if self._wanted > self.started:
-                continue  # asked for between the check and the clear
-            if not self._wake.wait(self.LINGER):
+                self._sleeping = False
+                continue  # asked for between the check and saying so
+            try:
+                self._wake.get(timeout=self.LINGER)
+            except queue.Empty:
                 with self._lock:
                     if self._wanted <= self.started:
                         self._thread = None
+                        self._sleeping = False
                         return
+            self._sleeping = False
 
     def _ended(self, n: int, error: BaseException | None) -> None:
         """On the event loop: fsync ``n`` has ended; answer its waiters."""
@@ -150,13 +160,13 @@ class GroupSync:
         else:
             self._failed.add(n)
         self.done = n
-        fut = self._waiting.pop(n, None)
-        if fut is not None and not fut.done():
+        for fut in self._waiting.pop(n, ()):
+            if fut.done():
+                continue  # its waiter was cancelled
             if error is None:
                 fut.set_result(None)
             else:
                 fut.set_exception(SyncFailed(f"the fsync of the store's write-ahead log failed (fsync {n}): {error}"))
-                fut.exception()  # retrieved: a fsync nobody waits for any more is not "never retrieved"
 
 
 class Durability:
