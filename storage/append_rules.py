@@ -33,14 +33,28 @@ def now() -> str:
     (:data:`~.chain.AT_FORMAT`: the same text as ``datetime.now(timezone.utc).strftime(AT_FORMAT)``,
     which also takes the system clock's microseconds rounded down), its date and time of day
     formatted once a second."""
-    global _second
-    sec, us = divmod(time.time_ns() // 1000, 1_000_000)
+    global _second, _recent
+    micros = time.time_ns() // 1000
+    sec, us = divmod(micros, 1_000_000)
     last, text = _second
     if sec != last:
         t = time.gmtime(sec)
         text = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
         _second = (sec, text)
-    return f"{text}.{us:06d}Z"
+    at = f"{text}.{us:06d}Z"
+    _recent = (at, micros)
+    return at
+
+
+#: the text :func:`now` last gave and its microseconds after 1970-01-01T00:00:00Z
+_recent: tuple[str, int] = ("", 0)
+
+
+def recent_micros(text: str) -> int | None:
+    """The microseconds after 1970-01-01T00:00:00Z of ``text`` when it is the text :func:`now`
+    gave last (what a store that keeps times as numbers stores for it, not parsed again), else None."""
+    at, micros = _recent
+    return micros if text == at else None
 
 
 def checked_append(

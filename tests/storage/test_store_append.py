@@ -294,6 +294,15 @@ def test_the_recorded_time_is_the_datetime_text_of_the_clock_floored_to_the_micr
     monkeypatch.setattr(append_rules.time, "time_ns", lambda: ns)
     assert append_rules.now() == expected
     assert datetime.strptime(append_rules.now(), AT_FORMAT) == datetime(1970, 1, 1) + timedelta(microseconds=ns // 1000)
+    # the lean layout stores the number of the time just recorded without parsing it again:
+    # the same number as parsed, for it and for any other text
+    from tonk.storage import sqlite_layout
+
+    assert sqlite_layout.at_value(expected) == ns // 1000
+    monkeypatch.setattr(append_rules.time, "time_ns", lambda: ns + 7_000_000_000)
+    append_rules.now()
+    assert sqlite_layout.at_value(expected) == ns // 1000  # parsed
+    assert sqlite_layout.at_value(expected[:-1] + "+") == expected[:-1] + "+"  # not a time it keeps as a number
 
 
 
