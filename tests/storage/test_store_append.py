@@ -338,3 +338,44 @@ def test_the_hashes_after_an_append_are_its_own_not_read_back(db, play, monkeypa
         reads.clear()
         assert store.append(g.game_id, g.events[cut:], cut, command_id="last") == len(g.events)  # retried: stores nothing
         assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
+
+
+def test_an_append_after_this_connections_own_reads_only_whether_its_command_id_is_recorded(db, play):
+    """What a write transaction read or wrote (the game's last row, its ``games`` row and
+    number, the last position) is known to the next while no other connection commits: an
+    append then reads only its command id (and ``PRAGMA data_version``) before it writes."""
+    g = play(13, hands=2)
+    with EventStore.open(db) as store:
+        store.append(g.game_id, g.events[:5], 0, command_id="c0")
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        store.append(g.game_id, g.events[5:8], 5, command_id="c1")
+        store._conn.set_trace_callback(None)
+        reads = [s.split(" FROM ")[0] for s in statements if s.lstrip().upper().startswith(("SELECT", "PRAGMA"))]
+        assert reads == ["PRAGMA data_version", "SELECT 1"], statements
+        assert store.read(g.game_id) == g.events[:8] and store.verify() == []
+
+
+def test_another_connections_commit_makes_this_one_read_again_what_it_knew(db, play):
+    """Two connections (two processes) append in turn to one game and to others: each append
+    sees the other's rows (its version, its last hash, the positions, the ``games`` row), a
+    stale expected version is refused, and the chain, the order and the projection hold."""
+    g, h = play(14, hands=2), play(15, hands=1)
+    with EventStore.open(db) as a, EventStore.open(db) as b:
+        a.append(g.game_id, g.events[:4], 0)
+        b.append(g.game_id, g.events[4:9], 4)  # a knew the game at version 4
+        with pytest.raises(ConcurrencyError):
+            a.append(g.game_id, g.events[4:6], 4)
+        a.append(g.game_id, g.events[9:12], 9)
+        b.append(h.game_id, h.events, 0)  # b moves the last position on
+        a.append(g.game_id, g.events[12:], 12)
+        with pytest.raises(StoreError):  # a failed write: nothing of it is kept, known or stored
+            a.append(g.game_id, [g.events[0]], len(g.events))
+        b.append(h.game_id, [], len(h.events))
+        for store in (a, b):
+            assert store.read(g.game_id) == g.events and store.read(h.game_id) == h.events
+            assert store.verify() == []
+            assert [p for p, _, _ in store.appended_after(0)] == list(range(1, len(g.events) + len(h.events) + 1))
+        assert {r["game_id"]: r["events"] for r in a.games()} == {g.game_id: len(g.events), h.game_id: len(h.events)}
+        a.rebuild_projection()
+        assert {r["game_id"]: r["events"] for r in b.games()} == {g.game_id: len(g.events), h.game_id: len(h.events)}
