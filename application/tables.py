@@ -196,7 +196,7 @@ class Tables:
         # every read asks the store
         self._others: Callable[[], int] | None = getattr(store, "data_version", None)
         self._others_at_catch_up: int | None = None
-        # whether this thread's last append stored rows up to a version (PostgreSQL tells; a
+        # whether this thread's last append stored rows up to a version (the store tells; a
         # retried command id's no-op answers a version too): (game id, version) -> bool
         self._appended: Callable[[str, int], bool] = getattr(store, "appended", lambda game_id, version: True)
 
@@ -536,12 +536,13 @@ class Tables:
     def act(self, table_id: str, seat: str, action: str, fields: dict[str, Any], version: int, command_id: str) -> CommandResult:
         """Apply one seat's command.  A command id already applied gets its first answer
         again; a stale ``version`` is :class:`StaleVersion` (with the current one); an
-        illegal action raises :class:`IllegalAction` and nothing changes.  Another node's
-        append is seen first (:meth:`fresh`); one racing this command makes it lose cleanly.
-        Without a cheap mark of other nodes' commits (PostgreSQL) a cached fold is decided on
-        without asking the store first: the append checks the version it expects, and a command
-        the cached fold refuses is decided again on the store's state."""
-        if self._others is None and table_id in self._cache:
+        illegal action raises :class:`IllegalAction` and nothing changes.  A cached fold is
+        decided on without asking the store first (PostgreSQL has no cheap mark of other nodes'
+        commits; SQLite's costs a read transaction): the append checks the version it expects
+        (another node's append makes it fail, and a command id another node recorded makes it
+        store nothing), and a command the cached fold refuses, or whose append fails so, is
+        decided again on the store's state (:meth:`fresh`)."""
+        if table_id in self._cache:
             try:
                 return self._act(self.table(table_id), seat, action, fields, version, command_id)
             except Exception:

@@ -5,7 +5,7 @@ A durable ``tonk serve`` on SQLite opens the store with ``synchronous=NORMAL``: 
 commit then writes its frames to the ``-wal`` file without waiting for the disk (a killed
 process loses nothing, the OS has the frames; SQLite itself syncs the WAL before every
 checkpoint).  What a power cut could still lose is made durable here: :class:`GroupSync` runs
-``fsync`` on the ``-wal`` file in a worker thread, numbered 1, 2, 3...; a *ticket* is the
+``fsync`` on the ``-wal`` file in a thread of its own, numbered 1, 2, 3...; a *ticket* is the
 number of the first fsync that starts after a moment, so everything written before that
 moment is on disk once that fsync has completed.  Commits that arrive while an fsync runs
 share the next one, and the event loop goes on serving while the disk works.
@@ -30,7 +30,9 @@ themselves (PostgreSQL, SQLite ``--no-durable`` by choice) have no group: nothin
 from __future__ import annotations
 
 import asyncio
+import queue
 import re
+import threading
 from typing import Awaitable, Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -47,20 +49,34 @@ class SyncFailed(OSError):
 
 
 class GroupSync:
-    """Coalesced calls of a blocking ``sync`` (an fsync), run one at a time in a worker thread."""
+    """Coalesced calls of a blocking ``sync`` (an fsync), run one after another by a thread of
+    their own: the next fsync starts as soon as the last one ends when a commit waits for it,
+    without waiting for a turn of the event loop (which, busy with requests, would hold the
+    disk idle between fsyncs and every answer longer).  The thread tells the loop of each fsync's
+    end (``call_soon_threadsafe``), and the waiters are answered there; it ends after
+    :data:`LINGER` seconds with nothing to do, and is started again when needed."""
+
+    #: seconds the fsync thread waits for more work before it ends
+    LINGER = 1.0
 
     def __init__(self, sync: Callable[[], None]):
         self._sync = sync
-        self.started = 0  # fsyncs started (the running one's number, when one runs)
-        self.done = 0  # the last fsync completed (they complete in order)
+        self.started = 0  # fsyncs started (the running one's number, when one runs): the thread's
+        self.done = 0  # the last fsync whose end the event loop has seen (they end in order)
+        self._wanted = 0  # the highest ticket someone waits for
         self._failed: set[int] = set()
-        self._waiting: dict[int, asyncio.Future[None]] = {}  # ticket -> its waiters' future
-        self._task: asyncio.Future[None] | None = None  # held: the loop keeps only a weak reference
+        self._waiting: dict[int, list[asyncio.Future[None]]] = {}  # ticket -> a future per waiter
+        self._lock = threading.Lock()  # the thread's start and end, and _wanted, under it
+        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a put wakes the thread
+        self._sleeping = False  # the thread is about to wait for a wake (or waits)
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # where the ends are told
         self.syncs = 0  # fsyncs that succeeded (for tests and benchmarks)
 
     def ticket(self) -> int:
         """The number of the first fsync that starts after now: once it is done, everything
-        written before this call is on disk."""
+        written before this call is on disk (the thread counts an fsync as started before it
+        calls ``sync``)."""
         return self.started + 1
 
     def waiters(self) -> int:
@@ -74,12 +90,16 @@ class GroupSync:
             raise SyncFailed(f"the fsync of the store's write-ahead log failed (fsync {ticket})")
         if ticket <= self.done:
             return
-        fut = self._waiting.get(ticket)
-        if fut is None:
-            fut = self._waiting[ticket] = asyncio.get_running_loop().create_future()
-            if self._task is None or self._task.done():
-                self._task = asyncio.ensure_future(self._run())
-        await asyncio.shield(fut)
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()  # this waiter's own: one cancelled waiter cancels no other
+        waiting = self._waiting.get(ticket)
+        if waiting is None:
+            self._waiting[ticket] = [fut]
+            if ticket > self._wanted:
+                self._want(ticket, loop)
+        else:
+            waiting.append(fut)
+        await fut
 
     async def wait(self) -> None:
         """Return once everything written before this call is on disk."""
@@ -87,28 +107,66 @@ class GroupSync:
 
     async def idle(self) -> None:
         """Return once no fsync runs (before the file is closed)."""
-        while self._task is not None and not self._task.done():
-            await asyncio.shield(self._task)
-
-    async def _run(self) -> None:
-        while any(t > self.started for t in self._waiting):  # someone needs an fsync not yet started
-            self.started += 1
-            n = self.started
-            error: BaseException | None = None
+        while self.done < self.started:  # an fsync started whose end the loop has not seen
             try:
-                await asyncio.to_thread(self._sync)
-                self.syncs += 1
-            except Exception as exc:
-                self._failed.add(n)
-                error = SyncFailed(f"the fsync of the store's write-ahead log failed (fsync {n}): {exc}")
-            self.done = n
-            fut = self._waiting.pop(n, None)
-            if fut is not None and not fut.done():
-                if error is None:
-                    fut.set_result(None)
-                else:
-                    fut.set_exception(error)
-                    fut.exception()  # retrieved: a fsync nobody waits for any more is not "never retrieved"
+                await self.wait_for(self.started)
+            except SyncFailed:
+                pass
+
+    def _want(self, ticket: int, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            self._wanted = max(self._wanted, ticket)
+            self._loop = loop
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="tonk-group-sync", daemon=True)
+                self._thread.start()
+            elif self._sleeping:  # else it sees _wanted before it sleeps (it looks after saying so)
+                self._wake.put(None)
+
+    def _run(self) -> None:
+        while True:
+            if self._wanted > self.started:  # someone waits for an fsync not yet started
+                n = self.started = self.started + 1
+                error: BaseException | None = None
+                try:
+                    self._sync()
+                except Exception as exc:
+                    error = exc
+                loop = self._loop
+                if loop is not None:
+                    try:
+                        loop.call_soon_threadsafe(self._ended, n, error)
+                    except RuntimeError:  # the loop has closed: nobody waits any more
+                        pass
+                continue
+            self._sleeping = True
+            if self._wanted > self.started:
+                self._sleeping = False
+                continue  # asked for between the check and saying so
+            try:
+                self._wake.get(timeout=self.LINGER)
+            except queue.Empty:
+                with self._lock:
+                    if self._wanted <= self.started:
+                        self._thread = None
+                        self._sleeping = False
+                        return
+            self._sleeping = False
+
+    def _ended(self, n: int, error: BaseException | None) -> None:
+        """On the event loop: fsync ``n`` has ended; answer its waiters."""
+        if error is None:
+            self.syncs += 1
+        else:
+            self._failed.add(n)
+        self.done = n
+        for fut in self._waiting.pop(n, ()):
+            if fut.done():
+                continue  # its waiter was cancelled
+            if error is None:
+                fut.set_result(None)
+            else:
+                fut.set_exception(SyncFailed(f"the fsync of the store's write-ahead log failed (fsync {n}): {error}"))
 
 
 class Durability:

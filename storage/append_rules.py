@@ -7,7 +7,7 @@ alone), then :func:`rows_after` with the game's last stored row, read under the 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import time
 from typing import Callable, Iterable
 
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, encode, event_type
@@ -24,9 +24,37 @@ LastRow = tuple[int, str, str]
 _TAG: dict[type, str] = {cls: name for name, cls in EVENT_TYPES.items()}
 
 
+#: the whole second :func:`now` last wrote and its text up to the seconds: formatted once a second
+_second: tuple[int, str] = (-1, "")
+
+
 def now() -> str:
-    """The time recorded with an append: UTC, ISO 8601 with microseconds."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The time recorded with an append: UTC, ISO 8601 with microseconds
+    (:data:`~.chain.AT_FORMAT`: the same text as ``datetime.now(timezone.utc).strftime(AT_FORMAT)``,
+    which also takes the system clock's microseconds rounded down), its date and time of day
+    formatted once a second."""
+    global _second, _recent
+    micros = time.time_ns() // 1000
+    sec, us = divmod(micros, 1_000_000)
+    last, text = _second
+    if sec != last:
+        t = time.gmtime(sec)
+        text = f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}"
+        _second = (sec, text)
+    at = f"{text}.{us:06d}Z"
+    _recent = (at, micros)
+    return at
+
+
+#: the text :func:`now` last gave and its microseconds after 1970-01-01T00:00:00Z
+_recent: tuple[str, int] = ("", 0)
+
+
+def recent_micros(text: str) -> int | None:
+    """The microseconds after 1970-01-01T00:00:00Z of ``text`` when it is the text :func:`now`
+    gave last (what a store that keeps times as numbers stores for it, not parsed again), else None."""
+    at, micros = _recent
+    return micros if text == at else None
 
 
 def checked_append(

@@ -18,6 +18,8 @@ throwaway simulations).  The same contract suite runs on each
 from __future__ import annotations
 
 import itertools
+import threading
+import weakref
 from binascii import hexlify
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -139,6 +141,9 @@ _EVENT_DECODER = msgspec.json.Decoder(Event)
 #: instead of hashing the column's fresh string)
 _TYPE_NAME_OF = {cls: name for name, cls in EVENT_TYPES.items()}
 _GENESIS_B = GENESIS.encode("ascii")
+#: per thread, its last append's rows once committed: (its store, game id, first seq, hashes),
+#: for :meth:`EventStore.hashes_after` asked right after it (taken by the first call that follows)
+_JUST_APPENDED = threading.local()
 
 
 class EventStore(ABC):
@@ -277,6 +282,7 @@ class EventStore(ABC):
         :class:`ConcurrencyError` and writes nothing.  If ``command_id`` was already
         recorded for the game, the append is a no-op returning the current version."""
         checked, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
+        _JUST_APPENDED.rows = None
         with self._transaction() as tx:
             if cmd and tx.command_seen(game_id, cmd):
                 found = tx.last(game_id)
@@ -288,7 +294,8 @@ class EventStore(ABC):
             summary = projection.GameSummary.from_row(stored) if stored else projection.GameSummary(game_id)
             summary.apply_many(checked, at)
             tx.insert(rows, summary.row())
-            return actual + len(rows)
+        _JUST_APPENDED.rows = (weakref.ref(self), game_id, rows[0][1], [r[5] for r in rows])  # committed
+        return actual + len(rows)
 
     def import_games(self, games: Iterable[tuple[str, Sequence[Record], Sequence[Event]]]) -> None:
         """Write already verified records of games absent from the store (an import), all
@@ -375,9 +382,22 @@ class EventStore(ABC):
         rows = self.hash_rows(game_id, max(self.version(game_id) - 1, 0))
         return rows[-1][2] if rows else None
 
+    def appended(self, game_id: str, version: int) -> bool:
+        """Whether this thread's last append to this store stored the rows of ``game_id`` up
+        to ``version`` (not the no-op answer to a command id already recorded, which gives a
+        version too, nor a refused append), and no :meth:`hashes_after` has been asked since."""
+        just = getattr(_JUST_APPENDED, "rows", None)
+        return just is not None and just[0]() is self and just[1] == game_id and just[2] + len(just[3]) - 1 == version
+
     def hashes_after(self, game_id: str, seq: int) -> list[str]:
         """The chain hashes of the game's events after ``seq``, in order (what a cached fold
-        that holds the first ``seq`` needs after an append)."""
+        that holds the first ``seq`` needs after an append).  Asked first thing after this
+        thread's append to this store stored the game's rows from ``seq + 1`` on, the hashes
+        that append computed and stored, not read back (what a served table asks after each
+        command; a row, once stored, never changes)."""
+        just, _JUST_APPENDED.rows = getattr(_JUST_APPENDED, "rows", None), None
+        if just is not None and just[0]() is self and just[1] == game_id and just[2] == seq + 1:
+            return just[3]
         return [h for _, _, h in self.hash_rows(game_id, seq)]
 
     # --- the global order (subscribers) ----------------------------------------------

@@ -41,34 +41,96 @@ from .statements import SQLITE, SqliteStatements, Statements
 BUSY_TIMEOUT_MS = 30_000
 
 
-class SqliteTransaction:
-    """One write transaction on the store's connection (:class:`~.base.Transaction`)."""
+class KnownRows:
+    """What this connection read or wrote under its write lock, kept from one write transaction
+    to the next while no other connection commits in between: the position of the last event,
+    and of each game its last row (seq, hash, type), its ``games`` row and (lean layout) its
+    number.  Each write transaction reads ``PRAGMA data_version`` under the lock first (it
+    changes when another connection has committed since this one's last transaction, never for
+    this one's own commits): changed, everything is forgotten; a transaction that fails forgets
+    everything too.  An append then reads only whether its command id is recorded."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self) -> None:
+        self.mark: int | None = None
+        self.position: int | None = None
+        self.games: dict[str, tuple[LastRow | None, tuple[Any, ...] | None, int | None]] = {}
+
+    def forget(self) -> None:
+        self.mark = self.position = None
+        self.games = {}
+
+    def begin(self, conn: sqlite3.Connection) -> None:
+        """Called first in each write transaction, under the lock."""
+        mark = int(conn.execute("PRAGMA data_version").fetchone()[0])
+        if mark != self.mark:
+            self.forget()
+            self.mark = mark
+
+    def game(self, game_id: str) -> tuple[LastRow | None, tuple[Any, ...] | None, int | None]:
+        return self.games.get(game_id) or (None, None, None)
+
+    def note(self, game_id: str, last: LastRow | None = None, row: tuple[Any, ...] | None = None, number: int | None = None) -> None:
+        """What is known now of ``game_id`` (``None``: what was known stays)."""
+        if len(self.games) >= 4096 and game_id not in self.games:
+            self.games = {}
+        had = self.game(game_id)
+        self.games[game_id] = (last or had[0], row or had[1], number or had[2])
+
+
+class SqliteTransaction:
+    """One write transaction on the store's connection (:class:`~.base.Transaction`), with
+    what the connection knows already (:class:`KnownRows`)."""
+
+    def __init__(self, conn: sqlite3.Connection, known: KnownRows | None = None):
         self._conn = conn
+        self._known = known if known is not None else KnownRows()
 
     def command_seen(self, game_id: str, command_id: str) -> bool:
         return self._conn.execute(q.BY_COMMAND, (game_id, command_id)).fetchone() is not None
 
     def last(self, game_id: str) -> LastRow | None:
+        known = self._known.game(game_id)[0]
+        if known is not None:
+            return known
         row = self._conn.execute(q.LAST_ROW, (game_id,)).fetchone()
-        return (row[0], row[1], row[2]) if row else None
+        found = (row[0], row[1], row[2]) if row else None
+        if found is not None:
+            self._known.note(game_id, last=found)
+        return found
 
     def last_position(self) -> int:
-        return int(self._conn.execute(q.LAST_POSITION).fetchone()[0])
+        known = self._known.position
+        if known is None:
+            known = self._known.position = int(self._conn.execute(self._q_last_position).fetchone()[0])
+        return known
+
+    _q_last_position = q.LAST_POSITION
 
     def game_row(self, game_id: str) -> tuple[Any, ...] | None:
+        known = self._known.game(game_id)[1]
+        if known is not None:
+            return known
         row = self._conn.execute(q.GAME_ROW, (game_id,)).fetchone()
-        return tuple(row) if row else None
+        found = tuple(row) if row else None
+        if found is not None:
+            self._known.note(game_id, row=found)
+        return found
 
     def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
         self._conn.executemany(q.INSERT_EVENT, rows)
         self._conn.execute(SQLITE.games_write, game_row)
+        self._inserted(rows, game_row)
+
+    def _inserted(self, rows: list[EventRow], game_row: tuple[Any, ...], number: int | None = None) -> None:
+        last = rows[-1]
+        self._known.note(last[0], last=(last[1], last[5], last[2]), row=tuple(game_row), number=number)
+        self._known.position = last[8]
 
     def scan(self) -> Iterable[ProjectionRow]:
         return self._conn.cursor().execute(q.SCAN)
 
     def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self._known.forget()
         self._conn.execute("DELETE FROM games")
         self._conn.executemany(SQLITE.games_write, rows)
 
@@ -76,37 +138,41 @@ class SqliteTransaction:
 class LeanTransaction(SqliteTransaction):
     """A write transaction on a store of the lean layout (:mod:`.sqlite_layout`)."""
 
-    _last: tuple[str, str] | None = None
+    _q_last_position = lean.LAST_POSITION
 
     def command_seen(self, game_id: str, command_id: str) -> bool:
         return self._conn.execute(lean.BY_COMMAND, (game_id, command_id)).fetchone() is not None
 
     def last(self, game_id: str) -> LastRow | None:
+        known = self._known.game(game_id)[0]
+        if known is not None:
+            return known
         row = self._conn.execute(lean.LAST_ROW, (game_id,)).fetchone()
         if not row:
             return None
-        h = lean.hash_text(row[1])
-        self._last = (game_id, h)
-        return (row[0], h, row[2])
-
-    def last_position(self) -> int:
-        return int(self._conn.execute(lean.LAST_POSITION).fetchone()[0])
+        found = (row[0], lean.hash_text(row[1]), row[2])
+        self._known.note(game_id, last=found)
+        return found
 
     def insert(self, rows: list[EventRow], game_row: tuple[Any, ...]) -> None:
         conn = self._conn
         game_id, first_seq = rows[0][0], rows[0][1]
-        found = conn.execute(lean.GAME_NUMBER, (game_id,)).fetchone()
-        game = int(found[0] if found else conn.execute(lean.NEW_GAME_NUMBER, (game_id,)).lastrowid or 0)
+        game = self._known.game(game_id)[2]
+        if game is None:
+            found = conn.execute(lean.GAME_NUMBER, (game_id,)).fetchone()
+            game = int(found[0] if found else conn.execute(lean.NEW_GAME_NUMBER, (game_id,)).lastrowid or 0)
         prev: str | None = None
         if first_seq > 1:
-            prev = self._last[1] if self._last and self._last[0] == game_id else self.last(game_id)[1]  # type: ignore[index]
+            prev = self.last(game_id)[1]  # type: ignore[index]
         conn.executemany(lean.INSERT_ROW, lean.lean_rows(game, rows, prev))
         conn.execute(lean.GAMES_WRITE, game_row)
+        self._inserted(rows, game_row, game)
 
     def scan(self) -> Iterable[ProjectionRow]:
         return lean.scan_rows(self._conn.cursor().execute(lean.SELECT_CHAIN.format(payload=lean.PAYLOAD) + " ORDER BY k.game_id, r.seq"))
 
     def replace_games(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        self._known.forget()
         self._conn.execute("DELETE FROM games")
         self._conn.executemany(lean.GAMES_WRITE, rows)
 
@@ -121,6 +187,7 @@ class SqliteEventStore(EventStore):
         self._conn: sqlite3.Connection = db.conn
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None  # checkpoint()'s own connection
+        self._known = KnownRows()  # what the append's transactions know already (its text)
         #: fsync the WAL in :meth:`close` (a store opened ``bulk``)
         self._sync_on_close = False
         # a store of an older schema opened read only has no chain column: its rows are all version 1
@@ -324,8 +391,14 @@ class SqliteEventStore(EventStore):
 
     @contextmanager
     def _transaction(self) -> Iterator[SqliteTransaction]:
-        with self._write() as conn:
-            yield LeanTransaction(conn) if self._lean else SqliteTransaction(conn)
+        known = self._known
+        try:
+            with self._write() as conn:
+                known.begin(conn)
+                yield LeanTransaction(conn, known) if self._lean else SqliteTransaction(conn, known)
+        except BaseException:
+            known.forget()  # rolled back (or not known to have committed): read again next time
+            raise
 
     @contextmanager
     def _reading(self) -> Iterator[None]:

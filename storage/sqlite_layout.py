@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator
 
 from . import payload_zip
+from .append_rules import recent_micros
 from .chain import EPOCH, GENESIS, at_text
 from .projection import COLUMNS
 
@@ -48,6 +49,9 @@ _AT_MAX = (datetime(9999, 12, 31, 23, 59, 59, 999999) - EPOCH) // _US
 def at_value(text: str) -> int | str:
     """What ``recorded_at`` stores for ``text``: its microseconds when :func:`at_text` gives
     the very same text back, else the text."""
+    micros = recent_micros(text)  # the time an append has just recorded: its number is known
+    if micros is not None and 0 <= micros <= _AT_MAX:
+        return micros
     if len(text) != 27 or text[-1] != "Z":
         return text
     try:

@@ -57,6 +57,27 @@ def test_a_wait_needs_an_fsync_that_started_after_it() -> None:
     asyncio.run(main())
 
 
+def test_the_next_fsync_starts_when_the_last_ends_even_while_the_event_loop_is_busy() -> None:
+    """A commit that waits while an fsync runs gets the next fsync as soon as that one ends: the
+    fsyncs' thread starts it without a turn of the event loop (a loop busy with requests would
+    otherwise leave the disk idle and every answer waiting longer)."""
+
+    async def main() -> None:
+        s = GatedSync()
+        g = GroupSync(s)
+        a = asyncio.ensure_future(g.wait())
+        await _entered(s)  # fsync 1 runs
+        b = asyncio.ensure_future(g.wait())
+        await asyncio.sleep(0)  # b waits for fsync 2
+        s.gate.release()  # fsync 1 ends, and the loop stays busy (blocked here) ...
+        assert s.entered.acquire(timeout=120), "fsync 2 did not start while the loop was busy"  # a safety net, not a speed test
+        s.gate.release()
+        await asyncio.gather(a, b)
+        assert s.started == 2 and g.syncs == 2 and g.waiters() == 0
+
+    asyncio.run(main())
+
+
 def test_a_failed_fsync_fails_its_waiters_and_the_next_one_runs() -> None:
     calls = []
 

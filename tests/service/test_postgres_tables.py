@@ -1,7 +1,7 @@
-"""Two nodes' ``Tables`` on one PostgreSQL store, without a server: a node decides a command
-on its cached fold without asking the store first (PostgreSQL has no cheap mark of other
-nodes' commits), so each way that fold can be behind the store must still give the answer
-the store's state gives."""
+"""Two nodes' ``Tables`` on one PostgreSQL store, or two processes' on one SQLite file,
+without a server: a node decides a command on its cached fold without asking the store first
+(PostgreSQL has no cheap mark of other nodes' commits; SQLite's costs a read transaction), so
+each way that fold can be behind the store must still give the answer the store's state gives."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from tonk.application.tables import Tables
 from tonk.core.commands import Discard, DrawStock
 from tonk.storage.open import open_store
 
-pytestmark = pytest.mark.postgres
 
 
 class Picks:
@@ -34,10 +33,28 @@ class Picks:
         return discards[-1] if self.last else discards[0]
 
 
-@pytest.fixture
-def nodes(pg_url):
-    with open_store(pg_url, durable=False) as a, open_store(pg_url, durable=False) as b:
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def nodes(request, tmp_path):
+    """Two ``Tables`` on one store, each with its own connection (two nodes, or two processes)."""
+    target = str(tmp_path / "tonk.db") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    with open_store(target, durable=False) as a, open_store(target, durable=False) as b:
         yield Tables(a), Tables(b)
+
+
+def test_a_sqlite_node_decides_a_command_without_asking_for_other_processes_commits(tmp_path, monkeypatch):
+    """The command is decided on the cached fold: no ``PRAGMA data_version`` (a read
+    transaction) before it; the view that follows it asks, as every read does."""
+    with open_store(str(tmp_path / "tonk.db"), durable=False) as store:
+        node = Tables(store)
+        table = _table(node)
+        asked: list[int] = []
+        mark = node._others
+        assert mark is not None
+        monkeypatch.setattr(node, "_others", lambda: asked.append(1) or mark())
+        drew = _act(node, table, DrawStock("ann"), node.table(table).version, "d1")
+        assert asked == [] and drew.version > 0
+        node.view(table, "ann")
+        assert asked == [1]
 
 
 def _table(a: Tables) -> str:

@@ -266,3 +266,116 @@ def test_audit_finds_an_event_after_game_ended(games):
     report = audit_pinned(list(g.events) + [g.events[-1]])
     assert [(f.seq, f.rule) for f in report.findings] == [(len(g.events) + 1, "log")]
     assert "game_ended after game_ended" in report.findings[0].message
+
+
+@pytest.mark.parametrize(
+    "ns",
+    [
+        0,
+        1_764_645_296_123_456_789,  # 2025-12-02T03:14:56.123456Z, its last three digits dropped
+        1_767_225_599_999_999_999,  # the last microsecond of 2025
+        1_767_225_600_000_000_000,  # the first of 2026 (a new second, day, month and year)
+        1_767_225_600_000_001_000,
+        4_102_444_800_000_000_999,  # 2100-01-01
+    ],
+)
+def test_the_recorded_time_is_the_datetime_text_of_the_clock_floored_to_the_microsecond(monkeypatch, ns):
+    """``append_rules.now`` formats the date and time of day once a second: every call gives
+    the text ``datetime`` gives for the same clock reading, across second, day and year ends."""
+    from datetime import datetime, timedelta
+
+    from tonk.storage import append_rules
+    from tonk.storage.chain import AT_FORMAT
+
+    expected = (datetime(1970, 1, 1) + timedelta(microseconds=ns // 1000)).strftime(AT_FORMAT)
+    for before in (ns - 1_000_000_000, ns - 1000, ns):  # the cached second: another, maybe the same
+        monkeypatch.setattr(append_rules.time, "time_ns", lambda before=before: before)
+        append_rules.now()
+    monkeypatch.setattr(append_rules.time, "time_ns", lambda: ns)
+    assert append_rules.now() == expected
+    assert datetime.strptime(append_rules.now(), AT_FORMAT) == datetime(1970, 1, 1) + timedelta(microseconds=ns // 1000)
+    # the lean layout stores the number of the time just recorded without parsing it again:
+    # the same number as parsed, for it and for any other text
+    from tonk.storage import sqlite_layout
+
+    assert sqlite_layout.at_value(expected) == ns // 1000
+    monkeypatch.setattr(append_rules.time, "time_ns", lambda: ns + 7_000_000_000)
+    append_rules.now()
+    assert sqlite_layout.at_value(expected) == ns // 1000  # parsed
+    assert sqlite_layout.at_value(expected[:-1] + "+") == expected[:-1] + "+"  # not a time it keeps as a number
+
+
+
+def test_the_hashes_after_an_append_are_its_own_not_read_back(db, play, monkeypatch):
+    """Asked right after an append, ``hashes_after`` answers the hashes that append stored
+    without reading them back (a served table asks after every command); asked by another
+    store, a second time, or after an append that stored nothing (a retried
+    command id), it reads the store."""
+    from tonk.storage.sqlite import SqliteEventStore
+
+    g = play(12, hands=2)
+    cut = len(g.events) - 2
+    reads: list[tuple[str, int]] = []
+    hash_rows = SqliteEventStore.hash_rows
+    monkeypatch.setattr(SqliteEventStore, "hash_rows", lambda self, gid, after=0: reads.append((gid, after)) or hash_rows(self, gid, after))
+    with EventStore.open(db) as store, EventStore.open(db) as other:
+        store.append(g.game_id, g.events[:cut], 0)
+        mine = store.hashes_after(g.game_id, 0)
+        assert reads == []  # its own, not read back
+        store.append(g.game_id, g.events[cut:], cut, command_id="last")
+        last = store.hashes_after(g.game_id, cut)
+        assert reads == []
+        assert other.hashes_after(g.game_id, cut) == last and reads == [(g.game_id, cut)]  # another store asks: it reads
+        reads.clear()
+        assert store.hashes_after(g.game_id, cut) == last and reads == [(g.game_id, cut)]  # asked again: read
+        stored = other.hashes_after(g.game_id, 0)
+        assert mine == stored[:cut] and len(stored) == len(g.events)
+        reads.clear()
+        with pytest.raises(ConcurrencyError):
+            store.append(g.game_id, g.events[cut:], cut, command_id="again")  # stale: refused, nothing noted
+        assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
+    with EventStore.open(db) as store:
+        reads.clear()
+        assert store.append(g.game_id, g.events[cut:], cut, command_id="last") == len(g.events)  # retried: stores nothing
+        assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
+
+
+def test_an_append_after_this_connections_own_reads_only_whether_its_command_id_is_recorded(db, play):
+    """What a write transaction read or wrote (the game's last row, its ``games`` row and
+    number, the last position) is known to the next while no other connection commits: an
+    append then reads only its command id (and ``PRAGMA data_version``) before it writes."""
+    g = play(13, hands=2)
+    with EventStore.open(db) as store:
+        store.append(g.game_id, g.events[:5], 0, command_id="c0")
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        store.append(g.game_id, g.events[5:8], 5, command_id="c1")
+        store._conn.set_trace_callback(None)
+        reads = [s.split(" FROM ")[0] for s in statements if s.lstrip().upper().startswith(("SELECT", "PRAGMA"))]
+        assert reads == ["PRAGMA data_version", "SELECT 1"], statements
+        assert store.read(g.game_id) == g.events[:8] and store.verify() == []
+
+
+def test_another_connections_commit_makes_this_one_read_again_what_it_knew(db, play):
+    """Two connections (two processes) append in turn to one game and to others: each append
+    sees the other's rows (its version, its last hash, the positions, the ``games`` row), a
+    stale expected version is refused, and the chain, the order and the projection hold."""
+    g, h = play(14, hands=2), play(15, hands=1)
+    with EventStore.open(db) as a, EventStore.open(db) as b:
+        a.append(g.game_id, g.events[:4], 0)
+        b.append(g.game_id, g.events[4:9], 4)  # a knew the game at version 4
+        with pytest.raises(ConcurrencyError):
+            a.append(g.game_id, g.events[4:6], 4)
+        a.append(g.game_id, g.events[9:12], 9)
+        b.append(h.game_id, h.events, 0)  # b moves the last position on
+        a.append(g.game_id, g.events[12:], 12)
+        with pytest.raises(StoreError):  # a failed write: nothing of it is kept, known or stored
+            a.append(g.game_id, [g.events[0]], len(g.events))
+        b.append(h.game_id, [], len(h.events))
+        for store in (a, b):
+            assert store.read(g.game_id) == g.events and store.read(h.game_id) == h.events
+            assert store.verify() == []
+            assert [p for p, _, _ in store.appended_after(0)] == list(range(1, len(g.events) + len(h.events) + 1))
+        assert {r["game_id"]: r["events"] for r in a.games()} == {g.game_id: len(g.events), h.game_id: len(h.events)}
+        a.rebuild_projection()
+        assert {r["game_id"]: r["events"] for r in b.games()} == {g.game_id: len(g.events), h.game_id: len(h.events)}
