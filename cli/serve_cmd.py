@@ -54,7 +54,7 @@ def serve_cmd(
     except ImportError:
         raise fail("tonk serve needs the extra 'serve': pip install 'tonk[serve]'") from None
     from ..service.app import ServiceConfig
-    from ..service.server import serve
+    from ..service.server import PortUnavailable, serve
     from ..storage import StoreError
     from ..storage.open import describe, is_memory, open_store
 
@@ -69,7 +69,6 @@ def serve_cmd(
         open_store(db).close()
     except StoreError as exc:
         raise fail(str(exc)) from None
-    typer.echo(f"tonk serve: http://{host}:{port} (store {describe(db)}; API at /schema)", err=True)
     config = ServiceConfig(
         db=db,
         rate=rate,
@@ -84,4 +83,11 @@ def serve_cmd(
         shutdown_timeout=shutdown_timeout,
         workers=workers,
     )
-    serve(config, host, port, access_log, workers)
+
+    def announce(bound_host: str, bound_port: int) -> None:
+        typer.echo(f"tonk serve: http://{bound_host}:{bound_port} (store {describe(db)}; API at /schema)", err=True)
+
+    try:
+        serve(config, host, port, access_log, workers, announce)
+    except PortUnavailable as exc:
+        raise fail(str(exc)) from None

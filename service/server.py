@@ -33,7 +33,7 @@ import signal
 import socket
 import sys
 import threading
-from typing import Iterator
+from typing import Callable, Iterator
 
 import uvicorn
 
@@ -138,11 +138,19 @@ def _server(config: ServiceConfig, host: str, port: int, access_log: bool) -> Gr
     )
 
 
-def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, workers: int = 1) -> None:
+def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, workers: int = 1, announce: Callable[[str, int], None] | None = None) -> None:
+    """Bind the port (``0``: one the system picks), tell ``announce`` the address bound, then
+    serve on it: one server in this process, or ``workers`` forked ones.  A port that cannot be
+    bound raises :class:`PortUnavailable` before anything is served."""
+    sock = listening_socket(host, port)
+    if announce is not None:
+        announce(*_bound(sock, host))
     if workers <= 1:
-        _server(config, host, port, access_log).run()
+        try:
+            _server(config, host, port, access_log).run(sockets=[sock])
+        finally:
+            sock.close()
         return
-    sock = _listening_socket(host, port)
     children: list[int] = []
     parent = os.getpid()
     for _ in range(workers):
@@ -196,12 +204,29 @@ def _stop_with(parent: int) -> None:
         raise SystemExit(0)
 
 
-def _listening_socket(host: str, port: int) -> socket.socket:
-    """The port bound once, before the workers are forked: they all accept on it."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+class PortUnavailable(OSError):
+    """The address to serve on cannot be bound (in use, not this machine's, not permitted)."""
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The port bound once, before serving (and before workers are forked: they all accept on
+    it), so the address in use is known and a busy port is refused before anything starts."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as exc:
+        raise PortUnavailable(f"cannot serve on host {host!r}: {exc.strerror}") from None
     sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(address)
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise PortUnavailable(f"cannot serve on {host} port {port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
+
+
+def _bound(sock: socket.socket, host: str) -> tuple[str, int]:
+    """The host as asked and the port actually bound (the system's pick for port 0)."""
+    return host, int(sock.getsockname()[1])
