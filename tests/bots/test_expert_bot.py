@@ -18,7 +18,8 @@ from tonk.core.bots import BotError, GreedyBot, bot_names, make_bot
 from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
 from tonk.core.events import CardDrawn
-from tonk.core.expert_bot import BolderGreedy, ExpertBot, PlayoutBolder, better_than, is_close, turns_had
+from tonk.core.cards import JOKERS, STANDARD_DECK
+from tonk.core.expert_bot import BolderGreedy, ExpertBot, PlayoutBolder, PlayoutGreedy, QuickGreedy, better_than, is_close, turns_had
 from tonk.core.turn import can
 from tonk.core.views import player_view
 from tonk.variants import load_ruleset
@@ -242,6 +243,23 @@ def test_the_bots_own_policy_keeps_a_low_card_while_another_card_may_go(own):
     assert bot._choose_discard(hand, hand, None, True) == "KH"  # empty stock: the highest, as greedy
     assert bot._choose_discard(["AS", "2H", "AD"], ["AS", "2H", "AD"], None, False) == "2H"  # only low cards: greedy's choice
     assert bot._choose_discard(["AS", "KH"], ["AS", "KH"], "KH", False) == "AS"  # the card just taken stays
+
+
+@pytest.mark.parametrize("quick", [QuickGreedy, PlayoutGreedy, PlayoutBolder])
+def test_the_quick_greedy_answers_as_greedy_does(quick):
+    """The playouts' faster reading of a hand (partners, spreads completed, the count) gives
+    greedy's own answers, on random hands with and without jokers."""
+    greedy, fast = GreedyBot(), quick()
+    deck = [*STANDARD_DECK, *JOKERS]
+    rng = random.Random(7)
+    for _ in range(3000):
+        hand = rng.sample(deck, rng.randint(0, 9))
+        card = rng.choice(deck)
+        assert fast.has_partner(card, hand) == greedy.has_partner(card, hand), (card, hand)
+        assert fast.completes_in_hand(hand, card) == greedy.completes_in_hand(hand, card), (card, hand)
+        assert fast.count(hand) == greedy.count(hand)
+        for c in hand:
+            assert fast.has_partner(c, hand) == greedy.has_partner(c, hand), (c, hand)
 
 
 def test_turns_had_counts_from_the_first_player():
