@@ -198,15 +198,13 @@ class Tally:
         if ended.ledger:  # an empty ledger changes no net and makes no winner
             best = max(net)
             seat = self.seat
-            i = 0
-            for n in net:
+            for i, n in enumerate(net):
                 if n:  # adding 0 changes nothing, and a winner's net is positive (best > 0)
                     row = seat[i]
                     row["net"] += n
                     row["net_sq"] += n * n
                     if n == best and n > 0:
                         row["wins"] += 1
-                i += 1
         who = ended.player
         if who is None:  # a draw of initial tonks, a turn cap: no one to count
             return

@@ -144,7 +144,7 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = True, 
     bound raises :class:`PortUnavailable` before anything is served."""
     sock = listening_socket(host, port)
     if announce is not None:
-        announce(*_bound(sock, host))
+        announce(host, int(sock.getsockname()[1]))  # the port the system picked, for port 0
     if workers <= 1:
         try:
             _server(config, host, port, access_log).run(sockets=[sock])
@@ -225,8 +225,3 @@ def listening_socket(host: str, port: int) -> socket.socket:
         raise PortUnavailable(f"cannot serve on {host} port {port}: {exc.strerror or exc}") from None
     sock.set_inheritable(True)
     return sock
-
-
-def _bound(sock: socket.socket, host: str) -> tuple[str, int]:
-    """The host as asked and the port actually bound (the system's pick for port 0)."""
-    return host, int(sock.getsockname()[1])
