@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.types import Send
 
 from ..application.table_types import TableError
 from ..core.cards import CardError
@@ -100,6 +102,22 @@ def http_error(request: Request, exc: HTTPException) -> Response:
     elif status == 413:
         message = f"the request body is larger than the limit ({message})"
     return _json(status, error_body(code, message), exc.headers)
+
+
+NOT_DURABLE = (
+    "the server could not confirm on disk what this request stored or shows (the fsync of its store failed), "
+    "so a command may or may not be stored: send it again with the same command id to learn its outcome"
+)
+
+
+async def answer_not_durable(send: Send, failure: Exception) -> None:
+    """The answer that replaces one whose fsync failed (``group_sync.SyncFailed``), before any
+    of it has left: ``503 unavailable``, the same bytes from the route and the fast path."""
+    log.error("an answer withheld: %s", failure)
+    body = msgspec.json.encode(error_body("unavailable", NOT_DURABLE))
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def internal_error(request: Request, exc: Exception) -> Response:

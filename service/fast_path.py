@@ -27,8 +27,8 @@ Anything else goes on to the route untouched, which then checks, charges and ans
 as it always has: nothing is charged or changed before the fast answer is certain, except a
 command's rate-limit charge, which is given back when the table refuses the command (the
 route, asked again, charges it once, as before), and a body already read, which the route
-reads again as sent.  An fsync that fails under a fast answer raises before the answer starts,
-as it does under the route's wait (the server then answers its own ``500``).
+reads again as sent.  An fsync that fails under a fast answer replaces it, before it starts,
+with the route's ``503`` (``errors.answer_not_durable``).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ from litestar.types import HTTPScope, Receive, ReceiveMessage, Scope, Send
 from ..application.table_types import CommandResult
 from ..storage.seats import token_hash
 from .auth import bearer_token
-from .group_sync import Durability
+from .errors import answer_not_durable
+from .group_sync import Durability, SyncFailed
 from .request_body import CommandRequest, decode_body
 from .same_origin import normal_origin
 
@@ -209,7 +210,11 @@ async def _answer(state: Any, scope: HTTPScope, receive: Receive, send: Send) ->
     durability: Durability = state.durability
     wait = durability.wait_before_answer(method, scope["path"])
     if wait is not None:
-        await wait()  # an fsync that failed raises here, before the answer starts, as under the route
+        try:
+            await wait()
+        except SyncFailed as failure:  # before the answer starts: the route's 503 instead (group_sync's middleware)
+            await answer_not_durable(send, failure)
+            return None
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body, "more_body": False})
     return None

@@ -37,6 +37,8 @@ from typing import Awaitable, Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from .errors import answer_not_durable
+
 #: methods that never write: their answers wait only for what they show
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -241,10 +243,19 @@ def acknowledge_after_sync(durability: Callable[[Scope], Durability | None]) -> 
                 await app(scope, receive, send)
                 return
             ready = wait
+            failed = False
 
             async def send_when_durable(message: Message) -> None:
+                nonlocal failed
+                if failed:
+                    return  # the answer was replaced: the rest of it never leaves
                 if message["type"] == "http.response.start":
-                    await ready()
+                    try:
+                        await ready()
+                    except SyncFailed as failure:
+                        failed = True
+                        await answer_not_durable(send, failure)
+                        return
                 await send(message)
 
             await app(scope, receive, send_when_durable)

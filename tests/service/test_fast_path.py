@@ -1,6 +1,6 @@
 """``service/fast_path.py``: the plain view and command requests are answered ahead of Litestar's
 router (its ``ASGIRouter.__call__`` is not called for them), with the very bytes and headers the
-route answers, after the same fsync (an fsync that fails fails both alike); everything else
+route answers, after the same fsync (an fsync that fails is the same 503 on both); everything else
 reaches the route, which answers as always; a command the table refuses is charged once to the
 token's rate limit, not twice."""
 
@@ -115,11 +115,21 @@ def test_a_refused_command_is_charged_once(tmp_path: Path, routed: list[str]):
         assert codes == [409] * 38 + [429, 429]  # 2 + 38 = 40 taken, then the bucket is empty (charged twice: 19)
 
 
-def test_a_failed_fsync_fails_the_fast_answer_as_it_fails_the_routes(tmp_path: Path, routed: list[str]):
-    """The fast answers wait for the fsync that covers them: when it fails, they fail as the
-    route's do (the server's 500, byte for byte), and no 200 leaves."""
+def test_a_failed_fsync_is_a_503_that_says_so_alike_on_the_fast_answer_and_the_route(tmp_path: Path, routed: list[str]):
+    """The fast answers wait for the fsync that covers them: when it fails, no 200 leaves and
+    both answer the same JSON ``503 unavailable`` (never a bare 500, never "nothing was changed":
+    the command may be stored), and the same command sent again once the disk is back tells
+    its outcome."""
     for client in _client(tmp_path, raise_server_exceptions=False, rate=0):
         _failed_fsync(client, routed)
+
+
+def _not_durable(r: Any) -> None:
+    assert r.status_code == 503, (r.status_code, r.text)
+    assert r.headers["content-type"] == "application/json"
+    err = r.json()["error"]
+    assert err["code"] == "unavailable"
+    assert "fsync" in err["message"] and "same command id" in err["message"], err
 
 
 def _failed_fsync(client: TestClient, routed: list[str]) -> None:
@@ -128,6 +138,7 @@ def _failed_fsync(client: TestClient, routed: list[str]) -> None:
     body = command_body(view["legal"][0], view["version"])
     group = client.app.state.durability.group
     assert group is not None  # a durable SQLite store: the group commit
+    sync = group._sync
 
     def broken() -> None:
         raise OSError("the disk is gone")
@@ -138,13 +149,20 @@ def _failed_fsync(client: TestClient, routed: list[str]) -> None:
     assert routed == []
     slow = client.post(f"/tables/{table}/commands?view=1", headers=auth(tokens[seat]), json=body)  # its retry, through the route
     assert routed == [f"/tables/{table}/commands?view=1"]
-    assert fast.status_code == 500
+    _not_durable(fast)
     _same(fast, slow)
     fast_view = client.get(f"/tables/{table}/view", headers=auth(tokens[seat]))  # the table's last commit is in the failed fsync
     slow_view = client.get(f"/tables/{table}/view?also=1", headers=auth(tokens[seat]))
     assert len(routed) == 2
-    assert fast_view.status_code == 500
+    _not_durable(fast_view)
     _same(fast_view, slow_view)
+    _not_durable(client.post(f"/tables/{table}/close", headers=auth(tokens[seat]), json={}))  # a route with no fast answer
+    group._sync = sync  # the disk is back: the same command id answers the stored outcome
+    again = client.post(f"/tables/{table}/commands?view=true", headers=auth(tokens[seat]), json=body)
+    assert again.status_code == 200, again.text
+    told = again.json()
+    assert told["command_id"] == body["command_id"]  # the command the failed answer left in doubt: stored once
+    assert told["events"][0]["seq"] == view["version"] + 1 and told["events"][0]["event"]["player"] == seat
 
 
 def test_paths_the_router_normalises_reach_the_router(client: TestClient, routed: list[str]):
