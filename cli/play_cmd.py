@@ -466,15 +466,7 @@ def play_cmd(
     session = PlaySession(
         game, seat, bots, hands=hands or 1, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin), fair=fair
     )
-    try:
-        with reported():
-            outcome = session.run()
-    finally:
-        store.close()
-    if writer is not None and writer.written:
-        out.print(f"wrote {writer.written} receipt(s) to {receipts}", markup=False, highlight=False)
-    if outcome == "interrupted":
-        raise typer.Exit(130)
+    _run(session, store, writer, receipts, out)
 
 
 def _resume(
@@ -531,6 +523,12 @@ def _resume(
     session = PlaySession(
         game, seat, bots, hands=hands, read_line=_stdin_line, out=out, record=record, seed=seed, echo=not _isatty(sys.stdin), resumed=True
     )
+    _run(session, store, writer, receipts, out)
+
+
+def _run(session: PlaySession, store: Any, writer: Any, receipts: Any, out: Any) -> None:
+    """Play the session to its end, close the store, say how many receipts were written, and
+    exit 130 when the person interrupted it."""
     try:
         with reported():
             outcome = session.run()
