@@ -14,6 +14,7 @@ Each command lives in its own module of this package and registers itself on
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from contextlib import contextmanager
@@ -133,12 +134,47 @@ def _click_exceptions() -> tuple[type[Any], type[Any], type[Any]]:
     return mro["ClickException"], mro["UsageError"], next(c for c in typer.Abort.__mro__ if c.__name__ == "Abort")
 
 
+def command_named(args: list[str]) -> str | None:
+    """The command ``args`` (the words after ``tonk``) run, when that is plain: the first
+    word that is neither an option nor ``--db``'s value, if it is a command's name.  None
+    when any other option of the group comes first (``--version``, ``-h``, completion),
+    when there is no command, or when the word names none (click then answers as usual)."""
+    names = {info.name for info in app.registered_commands}
+    words = iter(args)
+    for word in words:
+        if word == "--db":
+            next(words, None)
+        elif word.startswith("--db="):
+            continue
+        elif word.startswith("-"):
+            return None
+        else:
+            return word if word in names else None
+    return None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The app to run ``args`` with: when they name one command, the same app with only that
+    command registered.  typer builds a click command for every registered command (their
+    signatures read through ``get_type_hints``) before it parses a word; the other 18 are
+    not needed to run one, and building them was about an eighth of ``tonk simulate``'s
+    start-up.  The group, its options and the command are built by the same code as before,
+    so parsing, help, errors and exit codes are the same; ``tonk --help`` and the like (no
+    plain command) get the whole app."""
+    name = command_named(args)
+    if name is None:
+        return app
+    only = copy.copy(app)
+    only.registered_commands = [info for info in app.registered_commands if info.name == name]
+    return only
+
+
 def main() -> None:
     """Console-script entry point: usage errors are one ``error:`` line and exit 2, like
     every other expected failure (click's standalone mode would print a usage block)."""
     click_exception, usage_error, abort = _click_exceptions()
     try:
-        code = app(standalone_mode=False)
+        code = app_for(sys.argv[1:])(standalone_mode=False)
     except usage_error as exc:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # `tonk` alone: the help
             typer.echo(exc.ctx.get_help())
