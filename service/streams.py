@@ -89,16 +89,17 @@ def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
     return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
 
 
-def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, durability: Durability | None = None):
+def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, durability: Durability | None = None, *, turn_views: bool = False):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
     fresh (``after`` None) or resumed after seq ``after``, until the game is over, the client
     goes, or ``stopping`` is set (the server stops); auth is checked before it is made.  Each
     write waits until what it sends is on disk (``durability``; none: the store syncs each
-    commit itself)."""
+    commit itself).  ``turn_views`` (``?view=turn``): each write that leaves the seat to act
+    ends with the seat's view (:func:`turn_view`)."""
     durable = durability or Durability()
 
     async def app(scope, receive, send) -> None:
-        await _stream(tables, config, stopping, table_id, viewer, after, receive, send, durable)
+        await _stream(tables, config, stopping, table_id, viewer, after, receive, send, durable, turn_views)
 
     return app
 
@@ -110,7 +111,7 @@ def shutdown_message(sent: int) -> bytes:
     return f"retry: {RETRY_AFTER_SHUTDOWN_MS}\n".encode() + _message("shutdown", data)
 
 
-async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send, durable: Durability) -> None:
+async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send, durable: Durability, turn_views: bool = False) -> None:
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -125,6 +126,11 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
         # subscribed before the backlog is read: an event stored from here on is in the backlog, or
         # noticed, or both (``sent`` keeps it from being sent twice)
         opening, sent = _opening(tables, table_id, viewer, after)
+        turn: tuple[int, int] | None = None  # the seat's last turn this stream has shown (a view shows its start)
+        if turn_views:
+            pushed, turn = turn_view(tables, table_id, viewer, None)
+            if after is not None:
+                opening += pushed  # a fresh stream's snapshot is the view already
         write = functools.partial(_write, send, config, stopping)
         await durable.table(table_id)  # nothing before it is on disk
         await write(opening)
@@ -135,8 +141,12 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
                 # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
+                    # the view, if any, read with the items (no await between): it shows exactly them
+                    pushed = b""
+                    if turn_views:
+                        pushed, turn = turn_view(tables, table_id, viewer, turn)
                     await durable.table(table_id)  # the fsync that releases the answer of the command that stored them
-                    await write(b"".join(_message(i.event["type"], i, i.seq) for i in items))
+                    await write(b"".join([*(_message(i.event["type"], i, i.seq) for i in items), pushed]))
                     sent = items[-1].seq
                 if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
@@ -183,6 +193,26 @@ def _opening(tables, table_id: str, viewer: str, after: int | None) -> tuple[byt
     items = tables.items(table_id, viewer, after)
     chunks = [_message(i.event["type"], i, i.seq) for i in items]
     return (b"".join(chunks) if chunks else b": resumed\n\n"), (items[-1].seq if items else after)
+
+
+def turn_view(tables, table_id: str, viewer: str, shown: tuple[int, int] | None) -> tuple[bytes, tuple[int, int] | None]:
+    """A ``view`` message when a turn of seat ``viewer`` has begun that the stream has not
+    shown yet (``shown``: the last one it has, as (hand, turn)), else nothing; and the turn the
+    stream has shown now.  ``id`` = the version the view shows, ``data`` = the seat's view as
+    ``GET .../view`` answers it (the legal actions in it).  A client that follows its stream
+    (``?view=turn``) learns from it that its turn has come and what it may do, without asking:
+    one request per command (its own command's answer carries its view after it, with
+    ``?view=true``; a turn the seat's own command begins, a new hand's first, is pushed too)."""
+    if viewer == SPECTATOR:
+        return b"", shown
+    state = tables.table(table_id).game.state
+    if not state.in_hand or state.to_act != viewer or state.game_over:
+        return b"", shown
+    turn = (state.hand_no, state.turn_no)
+    if turn == shown:
+        return b"", shown  # the seat's own draw, spread or hit: its answer holds the view
+    view = tables.view(table_id, viewer, current=True)  # the cached fold: the one the items were read from
+    return _message("view", view, view.version), turn
 
 
 def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
