@@ -52,19 +52,49 @@ def _message(event: str, data: Any, id: int | None = None) -> bytes:
 
 
 class _Subscription:
-    """A bounded queue of "something was appended" notices for one stream."""
+    """The "something was appended" notices of one stream, counted (one that falls ``size``
+    notices behind is dropped), and the stream task's one wait for the next: a notice, the
+    client leaving, the server stopping (:meth:`wake`) or the keep-alive's time."""
 
     def __init__(self, size: int):
-        self.queue: asyncio.Queue[int] = asyncio.Queue(maxsize=size)
+        self.size = size
+        self.pending = 0  # notices not yet taken by a wait
         self.dropped = False
+        self._waiter: asyncio.Future[bool] | None = None
 
     def __call__(self, table, first: int, events) -> None:
         if self.dropped:
             return
-        try:
-            self.queue.put_nowait(first + len(events) - 1)
-        except asyncio.QueueFull:
+        self.pending += 1
+        if self.pending > self.size:
             self.dropped = True
+        self.wake()
+
+    def wake(self, *_: Any) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
+
+    def _quiet(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(False)
+
+    async def next(self, timeout: float, *also: asyncio.Future) -> bool:
+        """Return ``True`` at a notice (taking every one pending) or once one of ``also`` is done
+        (each calls :meth:`wake` when it ends), ``False`` after ``timeout`` seconds of quiet."""
+        if not self.pending and not any(f.done() for f in also):
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(timeout, self._quiet)
+            try:
+                if not await waiter:
+                    return False
+            finally:
+                timer.cancel()
+                self._waiter = None
+        self.pending = 0
+        return True
 
 
 def last_event_id(headers, version: int) -> int | None:
@@ -131,12 +161,14 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
             pushed, turn = turn_view(tables, table_id, viewer, None)
             if after is not None:
                 opening += pushed  # a fresh stream's snapshot is the view already
-        write = functools.partial(_write, send, config, stopping)
-        await durable.table(table_id)  # nothing before it is on disk
-        await write(opening)
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         stop = asyncio.ensure_future(stopping.wait())
+        disconnected.add_done_callback(sub.wake)
+        stop.add_done_callback(sub.wake)
+        write = functools.partial(_write, send, config, stopping, stop)
         try:
+            await durable.table(table_id)  # nothing before it is on disk
+            await write(opening)
             while not disconnected.done():
                 # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
@@ -153,13 +185,8 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
                 if stopping.is_set():
                     await write(shutdown_message(sent))
                     break
-                getter = asyncio.ensure_future(sub.queue.get())
-                done, _ = await asyncio.wait({getter, disconnected, stop}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
-                if not done:
+                if not await sub.next(config.keepalive, disconnected, stop):
                     await write(b": keep-alive\n\n")
-                getter.cancel()
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
         finally:
             disconnected.cancel()
             stop.cancel()
@@ -222,25 +249,27 @@ def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
     return now.game.state.game_over and sent >= now.version
 
 
-async def _write(send, config, stopping: asyncio.Event, body: bytes, more: bool = True) -> None:
+async def _write(send, config, stopping: asyncio.Event, stop: asyncio.Future, body: bytes, more: bool = True) -> None:
     """Send ``body``; :class:`asyncio.TimeoutError` when the client does not take it within
-    ``config.write_timeout`` or, once the server stops, within half its shutdown timeout (so
-    a stream ends by itself before the server would cut it off)."""
-    sending = asyncio.ensure_future(send({"type": "http.response.body", "body": body, "more_body": more}))
-    try:
-        if not stopping.is_set():
-            stop = asyncio.ensure_future(stopping.wait())
-            try:
-                await asyncio.wait({sending, stop}, timeout=config.write_timeout, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                stop.cancel()
-        if not sending.done() and stopping.is_set():
-            await asyncio.wait({sending}, timeout=min(config.write_timeout, config.shutdown_timeout / 2))
-        if not sending.done():
-            raise asyncio.TimeoutError
-        sending.result()
-    finally:
-        sending.cancel()
+    ``config.write_timeout`` or, once the server stops (``stopping`` set, ``stop`` done), within
+    half its shutdown timeout (so a stream ends by itself before the server would cut it off).
+    A write the transport takes at once (the usual case) costs no task and no wait."""
+    loop = asyncio.get_running_loop()
+    short = min(config.write_timeout, config.shutdown_timeout / 2)
+    async with asyncio.timeout(short if stopping.is_set() else config.write_timeout) as limit:
+        active = True
+
+        def shorten(_: Any) -> None:
+            when = limit.when()
+            if active and (when is None or loop.time() + short < when):
+                limit.reschedule(loop.time() + short)
+
+        stop.add_done_callback(shorten)
+        try:
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+        finally:
+            active = False
+            stop.remove_done_callback(shorten)
 
 
 async def _wait_disconnect(receive) -> None:
