@@ -62,7 +62,7 @@ from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
 from .fast_path import ServiceApp
-from .group_sync import Durability, GroupSync, acknowledge_after_sync
+from .group_sync import SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import CommandRequest, SafeJSONRequest, read_fields
@@ -338,7 +338,9 @@ def create_app(config: ServiceConfig) -> Litestar:
         # what it shows: several workers, or PostgreSQL (another node's commits are visible
         # before their WAL is flushed)
         durability = Durability(
-            GroupSync(store.sync_wal) if config.durable and isinstance(store, (SqliteEventStore, PostgresEventStore)) else None,
+            GroupSync(store.sync_wal, gather=SQLITE_GATHER if isinstance(store, SqliteEventStore) else 0.0)
+            if config.durable and isinstance(store, (SqliteEventStore, PostgresEventStore))
+            else None,
             shared=config.workers > 1 or isinstance(store, PostgresEventStore),
         )
         app.state.durability = durability
