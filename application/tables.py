@@ -55,7 +55,7 @@ import msgspec
 from ..core.bots import bot_names, make_bot
 from ..core.audit import command_of_event
 from ..core.commands import DealHand, LaySpread
-from ..core.commitment import new_salt, secure_shuffle
+from ..core.commitment import PLAIN, new_salt, secure_shuffle
 from ..core.fair_deal import client_seed_problem, new_server_seed, seed_hash
 from ..core.errors import IllegalAction, SetupError
 from ..core.events import TIMED_EVENTS, Event, GameEnded, HandDealt, HandEnded, game_started
@@ -127,6 +127,9 @@ class Table:
         self.bots = {seat: make_bot(name, ruleset=game.ruleset) for seat, name in settings.bots.items()}
         self.rng = random.SystemRandom()
         self.turn_started = time.monotonic()
+        # seat -> (seq of the last hand_ended, game over, the seat's last_hand then): every view
+        # shows it, and it changes only when a hand or the game ends
+        self.last_hands: dict[str, tuple[int, bool, dict[str, Any]]] = {}
         self.listeners: set[Listener] = set()
         self.pending: list[Event] = []  # applied to the cache, not yet stored (one request's batch)
         self.checked: int | None = None  # the store's mark of others' commits when the fold was last found current
@@ -839,8 +842,6 @@ def _seed_hash(table: Table) -> str | None:
 
 def _commitment(table: Table) -> HandCommitment | None:
     """The commitment of the hand in play (its ``hand_dealt``), without the salt or the deck."""
-    from ..core.commitment import PLAIN
-
     if not table.game.state.in_hand:
         return None
     for e in reversed(table.game.events):
@@ -852,9 +853,15 @@ def _commitment(table: Table) -> HandCommitment | None:
 
 def _last_hand(table: Table, viewer: str) -> dict[str, Any] | None:
     events = table.game.events
+    over = bool(events) and type(events[-1]) is GameEnded  # the other seeds open then (_revealed_deal)
     for i in range(len(events) - 1, -1, -1):
         if type(events[i]) is HandEnded:
-            return {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1, viewer)}
+            known = table.last_hands.get(viewer)
+            if known is not None and known[0] == i + 1 and known[1] == over:
+                return known[2]
+            last = {"seq": i + 1, "ended": msgspec.to_builtins(events[i]), "deal": _revealed_deal(events, i + 1, viewer)}
+            table.last_hands[viewer] = (i + 1, over, last)
+            return last
     return None
 
 

@@ -47,7 +47,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -85,6 +85,91 @@ class _Conn:
                 length = int(value)
         payload = await self.reader.readexactly(length) if length else b""
         return status, json.loads(payload) if payload else None
+
+
+class Batch(NamedTuple):
+    """What a follower learns from the messages that have come on its stream: how many, and of
+    them the snapshot's and the last ``view`` message's data (decoded), and whether the game ended."""
+
+    messages: int
+    snapshot: dict[str, Any] | None
+    view: dict[str, Any] | None
+    game_ended: bool
+
+
+def read_block(block: bytes) -> Batch:
+    """The :class:`Batch` of whole Server-Sent Events messages (tonk's: an ``event:`` line,
+    one ``data:`` line of JSON, which holds no newline); only the data a follower needs is
+    decoded (the load generator must cost far less than the server)."""
+
+    lines = b"\n" + block  # a field's name starts a line; JSON text holds no newline
+
+    def data_of(event: bytes) -> dict[str, Any] | None:
+        at = lines.rfind(b"\nevent: " + event + b"\n")
+        if at < 0:
+            return None
+        start = lines.index(b"\ndata: ", at) + 7
+        return json.loads(lines[start : lines.index(b"\n", start)])
+
+    return Batch(lines.count(b"\nevent: "), data_of(b"snapshot"), data_of(b"view"), b"\nevent: game_ended\n" in lines)
+
+
+class _Stream:
+    """A seat's live stream (``GET /tables/{id}/events?view=turn``, Server-Sent Events over a
+    chunked HTTP/1.1 answer) on a connection of its own: :meth:`batch` gives what the messages
+    that have come since the last call say (:func:`read_block`)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter | None = None):
+        self.reader, self.writer = reader, writer
+        self.buffer = b""
+        self.ended = False  # the server ended the answer (the game is over and all of it sent)
+        self.messages = 0  # messages read, comments not counted
+
+    @classmethod
+    async def open(cls, host: str, port: int, table: str, token: str) -> "_Stream":
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(f"GET /tables/{table}/events?view=turn HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+        status_line = await reader.readline()
+        headers = {}
+        while True:
+            line = await reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip().lower()
+        status = int(status_line.split()[1])
+        if status != 200 or headers.get("transfer-encoding") != "chunked":
+            writer.close()
+            raise RuntimeError(f"the stream of {table} answered {status} {headers}")
+        return cls(reader, writer)
+
+    async def _chunk(self) -> bytes:
+        size = int((await self.reader.readline()).split(b";")[0], 16)
+        if size == 0:
+            self.ended = True
+            await self.reader.readline()
+            return b""
+        data = await self.reader.readexactly(size + 2)
+        return data[:-2]
+
+    async def batch(self) -> Batch | None:
+        """What the whole messages come since the last call say (it waits for at least one;
+        comments alone are not one), or ``None`` once the stream has ended."""
+        while True:
+            end = self.buffer.rfind(b"\n\n")
+            if end >= 0:
+                block, self.buffer = self.buffer[: end + 2], self.buffer[end + 2 :]
+                got = read_block(block)
+                if got.messages:
+                    self.messages += got.messages
+                    return got
+            if self.ended:
+                return None
+            self.buffer += await self._chunk()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
 
 
 def _free_port() -> int:
@@ -163,6 +248,97 @@ async def _play_table(
     return commands, ended
 
 
+async def _follow_person(
+    http: _Conn, stream: _Stream, table: str, seat: str, token: str, rng: random.Random, lat: list[float], acked: list[str], stop: float, counts: dict[str, int], command_lat: list[float]
+) -> tuple[int, bool]:
+    """One person who follows the seat's stream (``?view=turn``): it acts when the newest view
+    it holds, from its stream (the snapshot, or a ``view`` message pushed when the turn comes to
+    the seat) or from its own command's answer (``?view=true``), says that the seat is to act;
+    it never asks for a view.  Returns (commands, whether the game ended)."""
+    first = await stream.batch()
+    if first is None or first.snapshot is None:
+        raise RuntimeError(f"the stream of {table} did not start with a snapshot")
+    view = first.view if first.view is not None and first.view["version"] > first.snapshot["version"] else first.snapshot
+    if first.game_ended:
+        return 0, True
+    acted = -1  # the version this person last acted on: a view is acted on once
+    commands = 0
+    while True:
+        if view["status"] == "ended":
+            return commands, True
+        if view["view"]["to_act"] == seat and view["legal"] and view["version"] > acted:
+            if time.perf_counter() >= stop:
+                return commands, False
+            action = {k: v for k, v in rng.choice(view["legal"]).items() if k != "player" and v not in ({}, None)}
+            cid = uuid.uuid4().hex
+            t0 = time.perf_counter()
+            status, answer = await http.request("POST", f"/tables/{table}/commands?view=true", token, {**action, "version": view["version"], "command_id": cid})
+            lat.append(time.perf_counter() - t0)
+            command_lat.append(lat[-1])
+            counts["post"] += 1
+            if status != 200:
+                raise RuntimeError(f"command refused: {status} {answer}")
+            acked.append(cid)
+            commands += 1
+            acted = view["version"]
+            if answer["view"]["version"] >= view["version"]:
+                view = answer["view"]
+            continue
+        left = stop - time.perf_counter()
+        if left <= 0:
+            return commands, False
+        try:
+            got = await asyncio.wait_for(stream.batch(), left)
+        except asyncio.TimeoutError:
+            return commands, False
+        if got is None or got.game_ended:
+            return commands, True  # a stream ends by itself once the game is over and sent
+        if got.view is not None:
+            counts["views_pushed"] += 1
+            if got.view["version"] > view["version"]:
+                view = got.view
+
+
+async def _follow_table(
+    http: _Conn, created: dict, hands: int, rng: random.Random, lat: list[float], acked: list[str], ids: list[str], stop: float, counts: dict[str, int], command_lat: list[float]
+) -> tuple[int, int]:
+    """A table whose two people follow their seats' streams (:func:`_follow_person`), each with
+    a connection of its own for its commands, as boardgame.io's clients each have a socket; a
+    table that ends is replaced by a new one (``http`` creates and seats it).  Returns
+    (commands, tables ended)."""
+    posts = [_Conn(http.host, http.port) for _ in created["tokens"]]
+    commands = ended = 0
+    try:
+        while time.perf_counter() < stop:
+            table, tokens = created["table"], created["tokens"]
+            streams = [await _Stream.open(http.host, http.port, table, token) for token in tokens.values()]
+            counts["streams"] += len(streams)
+            try:
+                done = await asyncio.gather(
+                    *(_follow_person(posts[i], streams[i], table, seat, token, rng, lat, acked, stop, counts, command_lat) for i, (seat, token) in enumerate(tokens.items()))
+                )
+            finally:
+                for st in streams:
+                    counts["stream_messages"] += st.messages
+                    st.close()
+            commands += sum(c for c, _ in done)
+            if not all(over for _, over in done):
+                break
+            ended += 1
+            created = await _create_table(http, hands)
+            ids.append(created["table"])
+    finally:
+        for c in posts:
+            if c.writer is not None:
+                c.writer.close()
+    return commands, ended
+
+
+#: how the people learn that it is their turn: ``poll`` (GET .../view when the turn passes to a
+#: seat) or ``follow`` (each seat's stream pushes the seat's view then: ``?view=turn``)
+CLIENTS = ("poll", "follow")
+
+
 async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
     while time.perf_counter() < stop:
         t0 = time.perf_counter()
@@ -208,7 +384,7 @@ def _written(pids: list[int]) -> int:
     return total
 
 
-async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None) -> dict[str, Any]:
+async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None, clients: str = "poll") -> dict[str, Any]:
     conns = [_Conn("127.0.0.1", ports[i % len(ports)]) for i in range(tables)]
     created = [await _create_table(conns[i], hands) for i in range(tables)]
     ids = [c["table"] for c in created]
@@ -222,9 +398,10 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     w0 = _written(pids or [])
     c0, g0 = _cpu(pids or []), time.process_time()
     t0 = time.perf_counter()
-    tally = {"post": 0, "get": 0}
+    tally = {"post": 0, "get": 0, "streams": 0, "stream_messages": 0, "views_pushed": 0}
     command_lat: list[float] = []
-    counts = await asyncio.gather(*(_play_table(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds, tally, command_lat) for i, c in enumerate(created)))
+    play = _follow_table if clients == "follow" else _play_table
+    counts = await asyncio.gather(*(play(conns[i], c, hands, random.Random(i), lat, acked, ids, t0 + seconds, tally, command_lat) for i, c in enumerate(created)))
     play_s = time.perf_counter() - t0
     commands = sum(c for c, _ in counts)
     w1 = _written(pids or [])
@@ -246,6 +423,12 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
             "requests_per_command": round(len(lat) / commands, 3) if commands else None,
             "posts_per_command": round(tally["post"] / commands, 3) if commands else None,
             "gets_per_command": round(tally["get"] / commands, 3) if commands else None,
+            "clients": clients,
+            # follow: the seats' streams (one per person and game, not in the requests), their
+            # messages (snapshots, events, views) and the views they pushed, per command
+            "streams_opened": tally["streams"],
+            "stream_messages_per_command": round(tally["stream_messages"] / commands, 3) if commands else None,
+            "views_pushed_per_command": round(tally["views_pushed"] / commands, 3) if commands else None,
             "tables_replaced": sum(e for _, e in counts),
             # what the server processes wrote to storage during play (SQLite: WAL frames and
             # checkpoints; PostgreSQL's own writes are not counted), per command
@@ -311,7 +494,11 @@ def _start_node(db: Path | str, log: Any, durable: bool, workers: int = 1) -> tu
             time.sleep(0.1)
 
 
-def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None, workers: int = 1) -> dict[str, Any]:
+def measure(
+    tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: bool = True, postgres: bool = False, nodes: int = 1, dsn: str | None = None, workers: int = 1, clients: str = "poll"
+) -> dict[str, Any]:
+    if clients not in CLIENTS:
+        raise ValueError(f"clients must be one of {CLIENTS}, not {clients!r}")
     if nodes > 1 and not postgres:
         raise ValueError("several nodes share a PostgreSQL store: use --postgres")
     cluster = schemas = None
@@ -331,7 +518,7 @@ def measure(tables: int = 50, hands: int = 10, seconds: float = 20.0, durable: b
                 proc, port = _start_node(db, log, durable, workers)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)]))
+            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)], clients))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -375,14 +562,27 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"({s['tables_replaced']} ended and were replaced): {s['commands']} commands, {s['commands_per_s']} commands/s, "
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
         f"commands alone (POST .../commands, answered after the fsync): p50/p95/p99 {s['commands_only']['p50_ms']}/{s['commands_only']['p95_ms']}/{s['commands_only']['p99_ms']} ms",
-        f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}: "
-        "a seat's view is read only when the turn passes to it or an answer carries none; replacement tables' 3 requests each not counted)",
+        _clients_line(s),
         f"written by the server per command: {s['server_write_bytes_per_command']} bytes; CPU per command: server {s['server_cpu_ms_per_command']} ms, load generator {s['client_cpu_ms_per_command']} ms",
         f"bare /ping for {b['seconds']} s: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25: {'met' if r['ratio_to_bare'] >= 0.25 else 'NOT met'}), "
         f"p99 {s['p99_ms']} ms (target 100 ms: {'met' if s['p99_ms'] <= 100 else 'NOT met'})",
         f"store: audit {r['store']['audit']}, lost {r['store']['lost']}, duplicated {r['store']['duplicated']}, games ended {r['store']['games_ended']}",
     ]
+
+
+def _clients_line(s: dict[str, Any]) -> str:
+    if s.get("clients") == "follow":
+        return (
+            f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}): "
+            f"clients follow: each person follows its seat's stream (GET .../events?view=turn; {s['streams_opened']} opened, not counted as requests), "
+            f"{s['stream_messages_per_command']} stream messages per command (snapshots, events, views), {s['views_pushed_per_command']} views pushed per command "
+            "when the turn came to a seat; replacement tables' 3 requests each not counted"
+        )
+    return (
+        f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}): "
+        "clients poll: a seat's view is read only when the turn passes to it or an answer carries none; no stream; replacement tables' 3 requests each not counted"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,12 +596,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="worker processes of each tonk serve (--workers N)")
     p.add_argument("--dsn", default=None, help="with --postgres: the server (default: TONK_PG_DSN, else a throwaway one)")
     p.add_argument("--tonk", default=TONK, help="the tonk executable that serves (e.g. an older build's, for before and after)")
+    p.add_argument("--clients", choices=CLIENTS, default="poll", help="poll: GET a seat's view when the turn passes to it; follow: each person follows its seat's stream, which pushes the view then")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     _SERVER[0] = a.tonk
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
-    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers)
+    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers, clients=a.clients)
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if r["clean"] else 1
 

@@ -1,6 +1,6 @@
 """tonk's service next to boardgame.io's, side by side in one run, alternating.
 
-    .venv/bin/python -m bench.peer_bgio [--rounds 2] [--tables 50] [--seconds 20] [--workers N] [--peer DIR] [--json]
+    .venv/bin/python -m bench.peer_bgio [--rounds 2] [--tables 50] [--seconds 20] [--workers N] [--clients poll|follow] [--peer DIR] [--json]
     .venv/bin/python -m bench.peer_bgio --postgres [--dsn URL] [--nodes 2] ...
 
 The peer is the boardgame.io benchmark in ``../shared/peers/bgio`` (or ``--peer``, or
@@ -84,7 +84,7 @@ def _pg_stop(peer: Path, root: Path) -> None:
     subprocess.run(["bash", str(peer / "pg.sh"), "stop"], env={**os.environ, "PG_ROOT": str(root)}, capture_output=True, text=True)
 
 
-def run(rounds: int, tables: int, seconds: float, peer: Path, postgres: bool = False, dsn: str | None = None, nodes: int = 1, workers: int = 1) -> dict[str, Any]:
+def run(rounds: int, tables: int, seconds: float, peer: Path, postgres: bool = False, dsn: str | None = None, nodes: int = 1, workers: int = 1, clients: str = "poll") -> dict[str, Any]:
     import tempfile
 
     dest = _peer_copy(peer)
@@ -97,7 +97,7 @@ def run(rounds: int, tables: int, seconds: float, peer: Path, postgres: bool = F
         try:
             for i in range(rounds):
                 load_t = _load()
-                t = measure(tables=tables, hands=10, seconds=seconds, durable=True, postgres=postgres, nodes=nodes, dsn=dsn if postgres else None, workers=workers)
+                t = measure(tables=tables, hands=10, seconds=seconds, durable=True, postgres=postgres, nodes=nodes, dsn=dsn if postgres else None, workers=workers, clients=clients)
                 load_b = _load()
                 b = _bgio(dest, tables, seconds, dsn if postgres else None)
                 out["rounds"].append({
@@ -139,12 +139,19 @@ def lines(r: dict[str, Any]) -> list[str]:
             f"  boardgame.io ({'bgio-postgres, the same server' if pg else 'memory, not durable'}; load {rd['load_before']['bgio']}): {b['moves_per_s']} moves/s over {b['seconds']} s, "
             f"p50/p99 {b['p50_ms']}/{b['p99_ms']} ms; clean {rd['bgio']['clean']}",
             f"  messages per action: tonk {t.get('requests_per_command')} HTTP requests per command (POST .../commands?view=true {t.get('posts_per_command')}, "
-            f"GET .../view {t.get('gets_per_command')} when the turn passes to a seat; 2 people and a bot per table); boardgame.io 1 socket.io message "
+            f"GET .../view {t.get('gets_per_command')}; 2 people and a bot per table; {_tonk_clients(t)}); boardgame.io 1 socket.io message "
             "from the moving client per move, and the server pushes the new state to both players' clients of the match",
             f"  CPU per action: tonk serve {t.get('server_cpu_ms_per_command')} ms, its load generator {t.get('client_cpu_ms_per_command')} ms",
             f"  tonk / boardgame.io: {rd['ratio']} (target {'2.0' if pg else '0.5'})",
         ]
     return out
+
+
+def _tonk_clients(t: dict[str, Any]) -> str:
+    if t.get("clients") == "follow":
+        return (f"clients follow their seats' streams: {t.get('stream_messages_per_command')} stream messages per command, "
+                f"the seat's view pushed when its turn begins ({t.get('views_pushed_per_command')} per command), never asked for")
+    return "clients poll: a seat's view is asked for (GET) when the turn passes to it, no stream"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,12 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nodes", type=int, default=1, help="with --postgres: tonk serve processes on the one store")
     p.add_argument("--workers", type=int, default=1, help="tonk serve --workers N (worker processes on the one store)")
     p.add_argument("--tonk", default=bench_service.TONK, help="the tonk executable that serves (another build's, for before and after)")
+    p.add_argument("--clients", choices=bench_service.CLIENTS, default="poll",
+                   help="tonk's people: poll (GET a seat's view when the turn passes to it) or follow (each follows its seat's stream, which pushes the view)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
     bench_service._SERVER[0] = a.tonk
-    r = run(a.rounds, a.tables, a.seconds, a.peer, postgres=a.postgres, dsn=a.dsn, nodes=a.nodes, workers=a.workers)
+    r = run(a.rounds, a.tables, a.seconds, a.peer, postgres=a.postgres, dsn=a.dsn, nodes=a.nodes, workers=a.workers, clients=a.clients)
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if all(rd["tonk"]["clean"] and rd["bgio"]["clean"] for rd in r["rounds"]) else 1
 

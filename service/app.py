@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import json
 from dataclasses import dataclass
-from typing import Annotated, Any, AsyncIterator
+from typing import Annotated, Any, AsyncIterator, Literal
 
 import msgspec
 from litestar import Litestar, Request, Response, Router, get, post
@@ -62,7 +62,7 @@ from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
 from .fast_path import ServiceApp
-from .group_sync import Durability, GroupSync, acknowledge_after_sync
+from .group_sync import SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import CommandRequest, SafeJSONRequest, read_fields
@@ -237,13 +237,14 @@ async def seat_events(
     table_id: str,
     request: Request,
     seat_: Annotated[str | None, Parameter(query="seat", description="the seat whose stream cookie opens the stream (a browser may hold several seats' cookies)")] = None,
+    view_: Annotated[Literal["turn"] | None, Parameter(query="view", description="turn: also send the seat's view (a `view` message) whenever the turn comes to the seat")] = None,
 ) -> ASGIApp:
     seat = _stream_seat(request, table_id)
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
     after = resume_after(tables, table_id, seat, request.headers)
-    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability)
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability, turn_views=view_ == "turn")
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
@@ -337,7 +338,9 @@ def create_app(config: ServiceConfig) -> Litestar:
         # what it shows: several workers, or PostgreSQL (another node's commits are visible
         # before their WAL is flushed)
         durability = Durability(
-            GroupSync(store.sync_wal) if config.durable and isinstance(store, (SqliteEventStore, PostgresEventStore)) else None,
+            GroupSync(store.sync_wal, gather=SQLITE_GATHER if isinstance(store, SqliteEventStore) else 0.0)
+            if config.durable and isinstance(store, (SqliteEventStore, PostgresEventStore))
+            else None,
             shared=config.workers > 1 or isinstance(store, PostgresEventStore),
         )
         app.state.durability = durability

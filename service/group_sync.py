@@ -33,6 +33,7 @@ import asyncio
 import queue
 import re
 import threading
+import time
 from typing import Awaitable, Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -44,6 +45,11 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 #: the paths that show one table (a seat's view, its stream, receipts; an ended game's replay)
 _ONE_TABLE = re.compile(r"^/(?:tables|games)/([^/]+)/")
+
+
+#: a durable SQLite store's :attr:`GroupSync.gather` (seconds): an fsync of the WAL takes about
+#: 0.3-0.7 ms here, a command's handler about 0.5 ms
+SQLITE_GATHER = 0.001
 
 
 class SyncFailed(OSError):
@@ -61,8 +67,12 @@ class GroupSync:
     #: seconds the fsync thread waits for more work before it ends
     LINGER = 1.0
 
-    def __init__(self, sync: Callable[[], None]):
+    def __init__(self, sync: Callable[[], None], gather: float = 0.0):
         self._sync = sync
+        # seconds the thread lets pass after an fsync ends before it starts the next: commits
+        # that arrive meanwhile share it (fewer fsyncs, fewer bytes written again, fewer
+        # wake-ups), and no answer waits longer than one fsync and this for its own to start
+        self.gather = gather
         self.started = 0  # fsyncs started (the running one's number, when one runs): the thread's
         self.done = 0  # the last fsync whose end the event loop has seen (they end in order)
         self._wanted = 0  # the highest ticket someone waits for
@@ -140,6 +150,8 @@ class GroupSync:
                         loop.call_soon_threadsafe(self._ended, n, error)
                     except RuntimeError:  # the loop has closed: nobody waits any more
                         pass
+                if self.gather:
+                    self._gather()
                 continue
             self._sleeping = True
             if self._wanted > self.started:
@@ -154,6 +166,10 @@ class GroupSync:
                         self._sleeping = False
                         return
             self._sleeping = False
+
+    def _gather(self) -> None:
+        """In the thread, between two fsyncs: let :attr:`gather` seconds pass."""
+        time.sleep(self.gather)
 
     def _ended(self, n: int, error: BaseException | None) -> None:
         """On the event loop: fsync ``n`` has ended; answer its waiters."""

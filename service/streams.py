@@ -52,19 +52,49 @@ def _message(event: str, data: Any, id: int | None = None) -> bytes:
 
 
 class _Subscription:
-    """A bounded queue of "something was appended" notices for one stream."""
+    """The "something was appended" notices of one stream, counted (one that falls ``size``
+    notices behind is dropped), and the stream task's one wait for the next: a notice, the
+    client leaving, the server stopping (:meth:`wake`) or the keep-alive's time."""
 
     def __init__(self, size: int):
-        self.queue: asyncio.Queue[int] = asyncio.Queue(maxsize=size)
+        self.size = size
+        self.pending = 0  # notices not yet taken by a wait
         self.dropped = False
+        self._waiter: asyncio.Future[bool] | None = None
 
     def __call__(self, table, first: int, events) -> None:
         if self.dropped:
             return
-        try:
-            self.queue.put_nowait(first + len(events) - 1)
-        except asyncio.QueueFull:
+        self.pending += 1
+        if self.pending > self.size:
             self.dropped = True
+        self.wake()
+
+    def wake(self, *_: Any) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(True)
+
+    def _quiet(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(False)
+
+    async def next(self, timeout: float, *also: asyncio.Future) -> bool:
+        """Return ``True`` at a notice (taking every one pending) or once one of ``also`` is done
+        (each calls :meth:`wake` when it ends), ``False`` after ``timeout`` seconds of quiet."""
+        if not self.pending and not any(f.done() for f in also):
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = loop.call_later(timeout, self._quiet)
+            try:
+                if not await waiter:
+                    return False
+            finally:
+                timer.cancel()
+                self._waiter = None
+        self.pending = 0
+        return True
 
 
 def last_event_id(headers, version: int) -> int | None:
@@ -89,16 +119,17 @@ def resume_after(tables, table_id: str, viewer: str, headers) -> int | None:
     return last_event_id(headers, tables.spectator_horizon(table_id) if viewer == SPECTATOR else table.version)
 
 
-def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, durability: Durability | None = None):
+def stream_app(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, durability: Durability | None = None, *, turn_views: bool = False):
     """The ASGI app that streams ``table_id`` to ``viewer`` (a seat, or :data:`SPECTATOR`),
     fresh (``after`` None) or resumed after seq ``after``, until the game is over, the client
     goes, or ``stopping`` is set (the server stops); auth is checked before it is made.  Each
     write waits until what it sends is on disk (``durability``; none: the store syncs each
-    commit itself)."""
+    commit itself).  ``turn_views`` (``?view=turn``): each write that leaves the seat to act
+    ends with the seat's view (:func:`turn_view`)."""
     durable = durability or Durability()
 
     async def app(scope, receive, send) -> None:
-        await _stream(tables, config, stopping, table_id, viewer, after, receive, send, durable)
+        await _stream(tables, config, stopping, table_id, viewer, after, receive, send, durable, turn_views)
 
     return app
 
@@ -110,7 +141,7 @@ def shutdown_message(sent: int) -> bytes:
     return f"retry: {RETRY_AFTER_SHUTDOWN_MS}\n".encode() + _message("shutdown", data)
 
 
-async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send, durable: Durability) -> None:
+async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer: str, after: int | None, receive, send, durable: Durability, turn_views: bool = False) -> None:
     table = tables.table(table_id)
     sub = _Subscription(config.stream_queue)
     table.listeners.add(sub)
@@ -125,31 +156,37 @@ async def _stream(tables, config, stopping: asyncio.Event, table_id: str, viewer
         # subscribed before the backlog is read: an event stored from here on is in the backlog, or
         # noticed, or both (``sent`` keeps it from being sent twice)
         opening, sent = _opening(tables, table_id, viewer, after)
-        write = functools.partial(_write, send, config, stopping)
-        await durable.table(table_id)  # nothing before it is on disk
-        await write(opening)
+        turn: tuple[int, int] | None = None  # the seat's last turn this stream has shown (a view shows its start)
+        if turn_views:
+            pushed, turn = turn_view(tables, table_id, viewer, None)
+            if after is not None:
+                opening += pushed  # a fresh stream's snapshot is the view already
         disconnected = asyncio.ensure_future(_wait_disconnect(receive))
         stop = asyncio.ensure_future(stopping.wait())
+        disconnected.add_done_callback(sub.wake)
+        stop.add_done_callback(sub.wake)
+        write = functools.partial(_write, send, config, stopping, stop)
         try:
+            await durable.table(table_id)  # nothing before it is on disk
+            await write(opening)
             while not disconnected.done():
                 # every wake-up reads what is new (a notice is only a hint that something is)
                 items = tables.items(table_id, viewer, sent)
                 if items:
+                    # the view, if any, read with the items (no await between): it shows exactly them
+                    pushed = b""
+                    if turn_views:
+                        pushed, turn = turn_view(tables, table_id, viewer, turn)
                     await durable.table(table_id)  # the fsync that releases the answer of the command that stored them
-                    await write(b"".join(_message(i.event["type"], i, i.seq) for i in items))
+                    await write(b"".join([*(_message(i.event["type"], i, i.seq) for i in items), pushed]))
                     sent = items[-1].seq
                 if _finished(tables, table_id, viewer, sent) or sub.dropped:
                     break
                 if stopping.is_set():
                     await write(shutdown_message(sent))
                     break
-                getter = asyncio.ensure_future(sub.queue.get())
-                done, _ = await asyncio.wait({getter, disconnected, stop}, timeout=config.keepalive, return_when=asyncio.FIRST_COMPLETED)
-                if not done:
+                if not await sub.next(config.keepalive, disconnected, stop):
                     await write(b": keep-alive\n\n")
-                getter.cancel()
-                while not sub.queue.empty():
-                    sub.queue.get_nowait()
         finally:
             disconnected.cancel()
             stop.cancel()
@@ -185,6 +222,26 @@ def _opening(tables, table_id: str, viewer: str, after: int | None) -> tuple[byt
     return (b"".join(chunks) if chunks else b": resumed\n\n"), (items[-1].seq if items else after)
 
 
+def turn_view(tables, table_id: str, viewer: str, shown: tuple[int, int] | None) -> tuple[bytes, tuple[int, int] | None]:
+    """A ``view`` message when a turn of seat ``viewer`` has begun that the stream has not
+    shown yet (``shown``: the last one it has, as (hand, turn)), else nothing; and the turn the
+    stream has shown now.  ``id`` = the version the view shows, ``data`` = the seat's view as
+    ``GET .../view`` answers it (the legal actions in it).  A client that follows its stream
+    (``?view=turn``) learns from it that its turn has come and what it may do, without asking:
+    one request per command (its own command's answer carries its view after it, with
+    ``?view=true``; a turn the seat's own command begins, a new hand's first, is pushed too)."""
+    if viewer == SPECTATOR:
+        return b"", shown
+    state = tables.table(table_id).game.state
+    if not state.in_hand or state.to_act != viewer or state.game_over:
+        return b"", shown
+    turn = (state.hand_no, state.turn_no)
+    if turn == shown:
+        return b"", shown  # the seat's own draw, spread or hit: its answer holds the view
+    view = tables.view(table_id, viewer, current=True)  # the cached fold: the one the items were read from
+    return _message("view", view, view.version), turn
+
+
 def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
     """Whether the game has ended and the stream has sent all of it: events stored while the
     last write was under way (the game's end among them) are still to be sent."""
@@ -192,25 +249,27 @@ def _finished(tables, table_id: str, viewer: str, sent: int) -> bool:
     return now.game.state.game_over and sent >= now.version
 
 
-async def _write(send, config, stopping: asyncio.Event, body: bytes, more: bool = True) -> None:
+async def _write(send, config, stopping: asyncio.Event, stop: asyncio.Future, body: bytes, more: bool = True) -> None:
     """Send ``body``; :class:`asyncio.TimeoutError` when the client does not take it within
-    ``config.write_timeout`` or, once the server stops, within half its shutdown timeout (so
-    a stream ends by itself before the server would cut it off)."""
-    sending = asyncio.ensure_future(send({"type": "http.response.body", "body": body, "more_body": more}))
-    try:
-        if not stopping.is_set():
-            stop = asyncio.ensure_future(stopping.wait())
-            try:
-                await asyncio.wait({sending, stop}, timeout=config.write_timeout, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                stop.cancel()
-        if not sending.done() and stopping.is_set():
-            await asyncio.wait({sending}, timeout=min(config.write_timeout, config.shutdown_timeout / 2))
-        if not sending.done():
-            raise asyncio.TimeoutError
-        sending.result()
-    finally:
-        sending.cancel()
+    ``config.write_timeout`` or, once the server stops (``stopping`` set, ``stop`` done), within
+    half its shutdown timeout (so a stream ends by itself before the server would cut it off).
+    A write the transport takes at once (the usual case) costs no task and no wait."""
+    loop = asyncio.get_running_loop()
+    short = min(config.write_timeout, config.shutdown_timeout / 2)
+    async with asyncio.timeout(short if stopping.is_set() else config.write_timeout) as limit:
+        active = True
+
+        def shorten(_: Any) -> None:
+            when = limit.when()
+            if active and (when is None or loop.time() + short < when):
+                limit.reschedule(loop.time() + short)
+
+        stop.add_done_callback(shorten)
+        try:
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+        finally:
+            active = False
+            stop.remove_done_callback(shorten)
 
 
 async def _wait_disconnect(receive) -> None:

@@ -78,6 +78,51 @@ def test_the_next_fsync_starts_when_the_last_ends_even_while_the_event_loop_is_b
     asyncio.run(main())
 
 
+class GatedGathering(GroupSync):
+    """A group whose thread, between two fsyncs, gathers until the test lets it go on (once)."""
+
+    def __init__(self, sync: GatedSync) -> None:
+        super().__init__(sync, gather=0.001)
+        self.gathering = threading.Semaphore(0)
+        self.go_on = threading.Semaphore(0)
+        self.gathered = 0
+
+    def _gather(self) -> None:
+        self.gathered += 1
+        if self.gathered == 1:
+            self.gathering.release()
+            self.go_on.acquire()
+
+
+def test_commits_that_arrive_while_the_thread_gathers_share_the_next_fsync_and_wait_for_it() -> None:
+    """With ``gather``, the thread lets a moment pass after an fsync ends before it starts the
+    next: the commits of that moment share the next fsync, and none is answered before it."""
+
+    async def main() -> None:
+        s = GatedSync()
+        g = GatedGathering(s)
+        a = asyncio.ensure_future(g.wait())
+        await _entered(s)  # fsync 1 runs (it covers a)
+        b = asyncio.ensure_future(g.wait())
+        await asyncio.sleep(0)  # b waits for fsync 2
+        s.gate.release()  # fsync 1 ends; the thread gathers
+        assert await asyncio.to_thread(g.gathering.acquire, True, 120), "the thread did not gather"  # a safety net, not a speed test
+        await a
+        c = asyncio.ensure_future(g.wait())  # commits of the gathering moment
+        d = asyncio.ensure_future(g.wait())
+        await asyncio.sleep(0)
+        assert s.started == 1 and not (b.done() or c.done() or d.done())
+        g.go_on.release()
+        await _entered(s)  # fsync 2 starts: it covers b, c and d
+        await asyncio.sleep(0)
+        assert not (b.done() or c.done() or d.done())  # none before the fsync that covers it ends
+        s.gate.release()
+        await asyncio.gather(b, c, d)
+        assert s.started == 2 and g.syncs == 2 and g.waiters() == 0
+
+    asyncio.run(main())
+
+
 def test_a_failed_fsync_fails_its_waiters_and_the_next_one_runs() -> None:
     calls = []
 

@@ -394,3 +394,6 @@ def test_the_openapi_document_names_the_query_parameters_the_routes_read(client:
     query = [p["name"] for p in doc["paths"]["/tables/{table_id}/commands"]["post"].get("parameters", []) if p["in"] == "query"]
     assert query == ["view"], query
     assert "`POST /tables/{id}/commands[?view=true]`" in table_rows("| route | token | answer |")
+    query = [p["name"] for p in doc["paths"]["/tables/{table_id}/events"]["get"].get("parameters", []) if p["in"] == "query"]
+    assert query == ["seat", "view"], query
+    assert "`GET /tables/{id}/events[?seat=SEAT][&view=turn]`" in table_rows("| route | token | answer |")

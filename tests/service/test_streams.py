@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 
 from seating import sit_at  # tests/support
@@ -396,3 +397,46 @@ def test_a_stalled_stream_ends_by_itself_soon_after_the_server_starts_to_stop(tm
             return tables.table(created.table).listeners
 
     assert not asyncio.run(scenario())
+
+
+def test_with_view_turn_a_seat_stream_pushes_the_seats_view_when_its_turn_begins(server, client: Client):
+    """``?view=turn``: after the events that begin a turn of the seat, a ``view`` message with
+    the seat's view as it is after them (``id`` = that version), the legal actions the engine
+    gives there, once per turn; nothing of another seat's hand."""
+    from tonk.application.adjudicate import ruleset_loader
+    from tonk.core.game import Game
+    from tonk.core.legal import legal_actions
+
+    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    gid = created["table"]
+    s = SSE(f"{server.url}/tables/{gid}/events?view=turn", auth(created["tokens"]["ann"]))
+    s.wait_for(lambda s: s.messages)
+    assert s.messages[0]["event"] == "snapshot"
+    play_until_over(client, created, random.Random(5))
+    s.wait_for(lambda s: s.ended)
+    with EventStore.open(server.db) as store:
+        events = store.read(gid)
+    views = [m for m in s.messages if m["event"] == "view"]
+    assert views, "ann never had a turn that the stream showed"
+    turns = []
+    last_seq = int(s.messages[0]["id"])
+    for m in s.messages[1:]:
+        if m["event"] != "view":
+            last_seq = m["data"]["seq"]
+            continue
+        v = m["data"]
+        assert m["id"] == str(v["version"]) == str(last_seq)  # it follows the events it shows
+        ruleset = ruleset_loader()(events[0].ruleset)  # type: ignore[attr-defined]
+        state = Game.replay(events[: v["version"]], ruleset).state
+        assert v["seat"] == "ann" and v["view"]["to_act"] == "ann" and state.to_act == "ann"
+        assert v["view"]["hand"] == list(state.hands["ann"]) and v["view"]["hands"] is None
+        assert v["legal"] == [msgspec.to_builtins(c) for c in legal_actions(state, ruleset)]
+        turns.append((v["view"]["hand_no"], v["view"]["turn_no"]))
+    assert turns == sorted(set(turns))  # once per turn
+    s.close()
+
+
+def test_the_stream_refuses_an_unknown_view_mode(server, client: Client):
+    created = client.create(seats=["ann", "bob"])
+    bad = SSE(f"{server.url}/tables/{created['table']}/events?view=all", auth(created["tokens"]["ann"]))
+    assert bad.status == 400 and b"view" in bad.body
