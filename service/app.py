@@ -237,14 +237,14 @@ async def seat_events(
     table_id: str,
     request: Request,
     seat_: Annotated[str | None, Parameter(query="seat", description="the seat whose stream cookie opens the stream (a browser may hold several seats' cookies)")] = None,
-    view_: Annotated[Literal["turn"] | None, Parameter(query="view", description="turn: also send the seat's view (a `view` message) whenever the turn comes to the seat")] = None,
+    view: Annotated[Literal["turn"] | None, Parameter(query="view", description="turn: also send the seat's view (a `view` message) whenever the turn comes to the seat")] = None,
 ) -> ASGIApp:
     seat = _stream_seat(request, table_id)
     if seat == HOST:
         raise Forbidden("the host token has no seat to stream; use a seat's token or the spectator stream")
     tables = _tables(request)
     after = resume_after(tables, table_id, seat, request.headers)
-    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability, turn_views=view_ == "turn")
+    return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability, turn_views=view == "turn")
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
