@@ -362,8 +362,8 @@ def test_a_page_opened_in_the_third_hand_shows_the_whole_games_log_and_keys_work
 
 def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium, service):
     """?pace=250: after ann's discard the bots' moves (which the service played within her
-    command) reach the log no faster than one every 250 ms (a lower bound that a slower
-    machine only widens), each named, ann's own moves at once."""
+    command) reach the log no faster than one every 250 ms (measured when each is appended:
+    a lower bound that a slower machine only widens), each named, ann's own moves at once."""
     base, db = service
     table, token = new_table(base, hands=1)
     context = chromium.new_context(viewport={"width": 1100, "height": 900})
@@ -377,11 +377,18 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
         page.click("text=Sit down")
         expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
         caught_up(page, api(base, "GET", f"/tables/{table}/view", token)["version"])  # the backlog is shown at once
+        # each entry's time taken as it is appended (not when an observer runs later, which a busy
+        # machine delays by a varying amount): the page lets the pace pass after that moment
         page.evaluate(
             """() => { window.logged = [];
-            new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
-              if (n.tagName === 'LI') window.logged.push([Number(n.dataset.seq), n.dataset.player || null, performance.now()]); })
-              .observe(document.getElementById('log'), {childList: true, subtree: true}); }"""
+            const append = Element.prototype.append;
+            Element.prototype.append = function (...nodes) {
+              const now = performance.now();
+              for (const n of nodes)
+                if (n instanceof HTMLLIElement && n.dataset.seq && this.closest('#log'))
+                  window.logged.push([Number(n.dataset.seq), n.dataset.player || null, now]);
+              return append.apply(this, nodes);
+            }; }"""
         )
         page.click("#draw_stock")
         expect(page.locator("#selection")).to_contain_text("Select a card to discard", timeout=WAIT)
@@ -399,7 +406,7 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
         assert len(others) >= 2  # the bots' turns after ann's discard
         for before, after in zip(logged, logged[1:]):
             if before[1] not in (None, "ann"):  # after another's move the next waits the pace
-                assert after[2] - before[2] >= 245, (before, after)
+                assert after[2] - before[2] >= 249, (before, after)  # 250, less the clock's coarsening
     finally:
         context.close()
     assert not errors, errors
