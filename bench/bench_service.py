@@ -73,18 +73,30 @@ class _Conn:
         if token:
             head += f"Authorization: Bearer {token}\r\n"
         self.writer.write(head.encode() + b"\r\n" + data)
-        status_line = await self.reader.readline()
-        status = int(status_line.split()[1])
-        length = 0
-        while True:
-            line = await self.reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            if name.lower() == "content-length":
-                length = int(value)
+        status, length, _ = await _read_head(self.reader)
         payload = await self.reader.readexactly(length) if length else b""
         return status, json.loads(payload) if payload else None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def _read_head(reader: asyncio.StreamReader) -> tuple[int, int, bool]:
+    """An HTTP/1.1 answer's status, ``Content-Length`` (0 if none) and whether it is chunked:
+    only those two headers are decoded (the load generator must cost far less than the server)."""
+    status = int((await reader.readline()).split()[1])
+    length, chunked = 0, False
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            return status, length, chunked
+        name, _, value = line.partition(b":")
+        name = name.lower()
+        if name == b"content-length":
+            length = int(value)
+        elif name == b"transfer-encoding":
+            chunked = value.strip().lower() == b"chunked"
 
 
 class Batch(NamedTuple):
@@ -129,18 +141,10 @@ class _Stream:
     async def open(cls, host: str, port: int, table: str, token: str) -> "_Stream":
         reader, writer = await asyncio.open_connection(host, port)
         writer.write(f"GET /tables/{table}/events?view=turn HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
-        status_line = await reader.readline()
-        headers = {}
-        while True:
-            line = await reader.readline()
-            if line in (b"\r\n", b""):
-                break
-            name, _, value = line.decode("latin-1").partition(":")
-            headers[name.strip().lower()] = value.strip().lower()
-        status = int(status_line.split()[1])
-        if status != 200 or headers.get("transfer-encoding") != "chunked":
+        status, _, chunked = await _read_head(reader)
+        if status != 200 or not chunked:
             writer.close()
-            raise RuntimeError(f"the stream of {table} answered {status} {headers}")
+            raise RuntimeError(f"the stream of {table} answered {status}{'' if chunked else ', not chunked'}")
         return cls(reader, writer)
 
     async def _chunk(self) -> bytes:
@@ -329,8 +333,7 @@ async def _follow_table(
             ids.append(created["table"])
     finally:
         for c in posts:
-            if c.writer is not None:
-                c.writer.close()
+            c.close()
     return commands, ended
 
 
@@ -407,8 +410,7 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     w1 = _written(pids or [])
     c1, g1 = _cpu(pids or []), time.process_time()
     for c in conns:
-        if c.writer is not None:
-            c.writer.close()
+        c.close()
     return {
         "tables": tables,
         "bare": {"requests": len(bare_lat), "seconds": round(bare_s, 2), "requests_per_s": round(len(bare_lat) / bare_s, 1), **_lat(bare_lat)},
@@ -572,15 +574,14 @@ def lines(r: dict[str, Any]) -> list[str]:
 
 
 def _clients_line(s: dict[str, Any]) -> str:
+    head = f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}): "
     if s.get("clients") == "follow":
         return (
-            f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}): "
-            f"clients follow: each person follows its seat's stream (GET .../events?view=turn; {s['streams_opened']} opened, not counted as requests), "
+            head + f"clients follow: each person follows its seat's stream (GET .../events?view=turn; {s['streams_opened']} opened, not counted as requests), "
             f"{s['stream_messages_per_command']} stream messages per command (snapshots, events, views), {s['views_pushed_per_command']} views pushed per command "
             "when the turn came to a seat; replacement tables' 3 requests each not counted"
         )
-    return (
-        f"requests per command: {s['requests_per_command']} (POST .../commands?view=true {s['posts_per_command']}, GET .../view {s['gets_per_command']}): "
+    return head + (
         "clients poll: a seat's view is read only when the turn passes to it or an answer carries none; no stream; replacement tables' 3 requests each not counted"
     )
 
