@@ -38,7 +38,8 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
-from operator import sub
+from itertools import compress
+from operator import attrgetter, eq, mul, sub
 from typing import Any, Callable, Iterable, Sequence
 
 from ..core.bots import check_bot_name, make_bot
@@ -146,6 +147,11 @@ def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
     return tuple(sorted(deck, key=partial(next, iter(rng.random, -1.0))))
 
 
+_END = attrgetter("end")
+_LEDGER = attrgetter("ledger")
+_WHO = attrgetter("end", "outcome", "player")
+
+
 class Tally:
     """Integer counts of a simulation's hands; tallies of disjoint games add up exactly."""
 
@@ -217,6 +223,42 @@ class Tally:
         elif ended.end == "out_by_discard":
             self.seat[seat_of[who]]["went_out"] += 1
 
+    def record_hands(self, hands: Sequence[tuple[HandEnded, int, int, Sequence[int]]], seat_of: dict[str, int]) -> None:
+        """Count hands ``(ended, actions, turns, net)``: the same counts as :meth:`record_hand`
+        for each in turn, taken over the batch (one game's hands, :func:`play_game`) by
+        sums, ``Counter`` updates and ``map`` over the columns instead of a Python call and
+        its branches per hand.  As there, a hand with an empty ledger adds no net and makes
+        no winner, and a hand's winners are the seats of its highest net if positive."""
+        if not hands:
+            return
+        ended, actions, turns, nets = zip(*hands)
+        self.hands += len(hands)
+        self.actions += sum(actions)
+        self.actions_sq += sum(map(mul, actions, actions))
+        self.turns += sum(turns)
+        self.turns_sq += sum(map(mul, turns, turns))
+        self.lengths.update(turns)
+        self.endings.update(map(_END, ended))
+        settled = list(compress(nets, map(_LEDGER, ended)))  # the hands with a ledger
+        if settled:
+            # each hand's highest net when positive (None, equal to no net, when not)
+            best = [m if m > 0 else None for m in map(max, settled)]
+            for row, col in zip(self.seat, zip(*settled)):
+                row["net"] += sum(col)
+                row["net_sq"] += sum(map(mul, col, col))
+                row["wins"] += sum(map(eq, col, best))
+        for (end, outcome, who), n in Counter(map(_WHO, ended)).items():
+            if who is None:  # a draw of initial tonks, a turn cap: no one to count
+                continue
+            if end == "knock" and who in seat_of:
+                row = self.seat[seat_of[who]]
+                row["knocks"] += n
+                row["knocks_won" if outcome == "knocker_won" else "knocks_caught"] += n
+            elif end == "tonk_out":
+                self.seat[seat_of[who]]["tonk_outs"] += n
+            elif end == "out_by_discard":
+                self.seat[seat_of[who]]["went_out"] += n
+
     def to_dict(self) -> dict:
         return {
             "games": self.games,
@@ -250,6 +292,9 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
     events = game.events
     extend = events.extend if keep else None
     dropped = 0  # events played and not kept (keep=False)
+    # each hand's (hand_ended, actions, turns, net of each seat), counted into the tally at
+    # the end of the game (Tally.record_hands)
+    ended_hands: list[tuple[HandEnded, int, int, list[int]]] = []
     base_deck = ruleset.deck
     # the hot loop: names bound locally; the view is built only for bots that read it
     choosers = {p: (b.choose, b.uses_view) for p, b in bots.items()}
@@ -284,9 +329,10 @@ def play_game(config: SimConfig, ruleset: Ruleset, index: int, tally: Tally | No
                     "(set the option max_turns_per_hand to cap hands)"
                 )
         if tally is not None and state.last_ending is not None:  # the hand just ended
-            tally.record_hand(state.last_ending, seat_of, actions, state.turn_no, list(map(sub, state.net.values(), before)))
+            ended_hands.append((state.last_ending, actions, state.turn_no, list(map(sub, state.net.values(), before))))
     game.end("simulation complete")
     if tally is not None:
+        tally.record_hands(ended_hands, seat_of)
         tally.games += 1
         tally.events += len(events) + dropped
     return events if keep else []

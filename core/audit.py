@@ -193,13 +193,18 @@ class _GameAudit:
         log = self.log
         state, ruleset = self.state, self.ruleset
         unset = msgspec.UNSET
+        # each seat's shared commands, looked up once a game (a player not seated gets
+        # them from the same functions: decide refuses the command then)
+        starts = {p: turn_start_commands(p) for p in state.players}
+        discards = {p: discard_commands(p) for p in state.players}
         i, n = 0, len(log)
         while i < n:
             e = log[i]
             if type(e) is CardDrawn and e.timed_out is unset:
-                cmd: Command = turn_start_commands(e.player)[1 if e.source == "stock" else 2]
+                commands = starts.get(e.player) or turn_start_commands(e.player)
+                cmd: Command = commands[1 if e.source == "stock" else 2]
             elif type(e) is CardDiscarded and e.timed_out is unset:
-                cmd = discard_commands(e.player)[e.card]
+                cmd = (discards.get(e.player) or discard_commands(e.player))[e.card]
             else:
                 taken = self.step(i)
                 if not taken:

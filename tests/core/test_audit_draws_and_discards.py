@@ -72,6 +72,18 @@ def test_a_draw_by_a_player_out_of_turn_is_found(recorded):
     assert "[NOT_YOUR_TURN]" in f.message
 
 
+@pytest.mark.parametrize("kind", [CardDrawn, CardDiscarded])
+def test_a_draw_or_discard_by_someone_not_seated_is_found(recorded, kind):
+    # the audit looks up each seat's shared commands once a game; a player not seated gets
+    # them from the same functions, and decide refuses the command (A6.1)
+    events, ruleset = recorded
+    i = _nth(events, kind, 2)
+    tampered = events[:i] + [msgspec.structs.replace(events[i], player="Zed")] + events[i + 1 :]
+    (f,) = _audit(tampered, ruleset)
+    assert (f.seq, f.rule) == (i + 1, "A6.1")
+    assert "[NOT_YOUR_TURN]" in f.message and "'Zed' is not a player at this table" in f.message
+
+
 def test_a_discard_where_a_draw_is_due_is_found(recorded):
     events, ruleset = recorded
     i = _nth(events, CardDrawn, 3)

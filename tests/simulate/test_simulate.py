@@ -262,3 +262,49 @@ def test_tally_counts_each_hands_net_and_winners_from_its_ledger(variants, optio
     assert tally.hands == 300
     assert [{k: row[k] for k in ("wins", "net", "net_sq")} for row in tally.seat] == want
     assert sum(row["wins"] for row in want) > 0 and any(row["net_sq"] for row in want)
+
+
+@pytest.mark.parametrize(
+    "variants, options",
+    [
+        ((), {}),
+        (("multiple-initial-tonks-all-paid", "low-initial-tonk"), {}),
+        (("caught-scheme",), {"caught_scheme": "double_to_low_plus_others_base"}),
+        (("stock-tie",), {"stock_tie": "draw"}),
+    ],
+)
+def test_a_batch_of_hands_counts_as_each_hand_counted_in_turn(variants, options):
+    """``Tally.record_hands`` (a game's hands at once, what play_game calls) counts exactly
+    what ``record_hand`` counts hand by hand: recorded hands of every ending, their nets from
+    their ledgers, and random action and turn counts, in batches of random sizes."""
+    import random
+
+    from tonk.core.events import HandEnded
+    from tonk.core.settlement import net_of
+
+    config = SimConfig(hands=400, players=3, bots=("greedy", "random"), variants=variants, options=options, seed=6, hands_per_game=40)
+    ruleset = config.ruleset()
+    seats = config.seats()
+    seat_of = {p: i for i, p in enumerate(seats)}
+    rng = random.Random(1)
+    hands = []
+    for index in range(config.games):
+        for e in play_game(config, ruleset, index):
+            if type(e) is HandEnded:
+                net = net_of(seats, e.ledger)
+                hands.append((e, rng.randrange(60), rng.randrange(1, 30), [net[p] for p in seats]))
+    # hands with a ledger and no positive net (no winner, though a seat holds the highest net)
+    settled = next(e for e, *_ in hands if e.ledger)
+    hands[5:5] = [(settled, 3, 2, [0, 0, 0]), (settled, 4, 2, [0, -2, -1])]
+    one_by_one, batched = Tally(3), Tally(3)
+    for ended, actions, turns, net in hands:
+        one_by_one.record_hand(ended, seat_of, actions, turns, net)
+    i = 0
+    while i < len(hands):
+        size = rng.randrange(0, 50)
+        batched.record_hands(hands[i : i + size], seat_of)
+        i += size
+    assert batched.to_dict() == one_by_one.to_dict()
+    ends = {ended.end for ended, *_ in hands}
+    assert "knock" in ends and len(ends) >= 3  # several kinds of ending were counted
+    assert sum(row["wins"] for row in one_by_one.seat) > 0
