@@ -346,6 +346,8 @@ def create_app(config: ServiceConfig) -> Litestar:
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed
+        if isinstance(store, SqliteEventStore):  # one transaction for the appends of a loop's turn
+            durability.batch_commits(store, app.state.tables.forget)
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
@@ -367,6 +369,10 @@ def create_app(config: ServiceConfig) -> Litestar:
             if checkpoints is not None:
                 await checkpoints  # a checkpoint under way ends before the store is closed
             app.state.durability = Durability()
+            if isinstance(store, SqliteEventStore):
+                store.defer_commits(None)
+                with contextlib.suppress(Exception):  # lost: nobody was answered for it
+                    store.commit_deferred()
             if durability.group is not None:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
