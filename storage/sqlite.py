@@ -554,6 +554,8 @@ class SqliteEventStore(EventStore):
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: it changes when another connection (another
         process) commits to the file, never for this connection's own commits."""
+        if self._batch is not None and self._known.mark is not None:
+            return self._known.mark  # read under the write lock this batch holds: no other commit since
         with self._reading():
             return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
@@ -576,8 +578,11 @@ class SqliteEventStore(EventStore):
     def wait_for_append(self, timeout: float) -> bool:
         """SQLite has no notification: a short sleep (at most ``timeout`` seconds), and
         False (no hint came)."""
-        time.sleep(min(timeout, 0.05))
+        time.sleep(min(timeout, self.APPEND_POLL))
         return False
+
+    #: seconds a follower of the global order waits between two reads (no hint comes on SQLite)
+    APPEND_POLL = 0.05
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
         return self._conn.execute(self._q.PAYLOADS, (game_id,))

@@ -124,3 +124,23 @@ def test_another_write_and_close_commit_the_open_batch_first(db, play, raw_conn)
     store.append(a.game_id, a.events[2:4], 2)
     store.close()
     assert _others_rows(raw_conn, db) == 4
+
+
+def test_inside_a_batch_the_mark_of_others_commits_is_the_one_read_under_its_write_lock(db, play, raw_conn):
+    """``data_version`` inside an open batch answers the mark read when the batch took the write
+    lock (no other connection can commit while it is held): the same as the pragma's answer,
+    another connection's commit before the batch included."""
+    a = play(10, hands=1)
+    with EventStore.open(db, durable=False) as store:
+        store.append(a.game_id, a.events[:1], 0)
+        before = store.data_version()
+        other = raw_conn(db)
+        other.execute("CREATE TABLE another_writer (a)")
+        other.commit()
+        other.close()
+        store.defer_commits(lambda: True)
+        store.append(a.game_id, a.events[1:2], 1)
+        pragma = int(store._conn.execute("PRAGMA data_version").fetchone()[0])
+        assert store.data_version() == pragma != before
+        store.commit_deferred()
+        assert store.data_version() == pragma
