@@ -427,9 +427,17 @@ async def _follow_store(tables: Tables, poll: float, stopping: asyncio.Event) ->
     costs one poll interval."""
     import logging
 
+    from ..storage.sqlite import SqliteEventStore
+
+    # SQLite's wait is a plain sleep (no hint ever comes): slept on the loop, not in a thread (a
+    # thread's every wake-up takes the interpreter's lock from the loop's thread)
+    sleeps = isinstance(tables.store, SqliteEventStore)
     while not stopping.is_set():
         try:
             tables.catch_up()
         except Exception:  # a store error must not stop the streams of every table
             logging.getLogger("tonk.service").exception("store follower")
-        await asyncio.to_thread(tables.store.wait_for_append, poll)
+        if sleeps:
+            await asyncio.sleep(min(poll, SqliteEventStore.APPEND_POLL))
+        else:
+            await asyncio.to_thread(tables.store.wait_for_append, poll)
