@@ -346,7 +346,9 @@ def create_app(config: ServiceConfig) -> Litestar:
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed
-        if isinstance(store, SqliteEventStore):  # one transaction for the appends of a loop's turn
+        # one transaction for the appends of a loop's turn (one process: with several, a batch
+        # held open for a turn would hold the others' appends up as long)
+        if isinstance(store, SqliteEventStore) and config.workers <= 1:
             durability.batch_commits(store, app.state.tables.forget)
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)
