@@ -121,11 +121,6 @@ def log_config(access_log: bool) -> dict:
 
 def _server(config: ServiceConfig, host: str, port: int, access_log: bool) -> GracefulServer:
     app = create_app(config)
-    # the start-up's objects (the modules, the application and its routes) live as long as the
-    # server: kept out of the collector's scans, so that a full collection, which runs in the
-    # middle of some request, walks only what was made since
-    gc.collect()
-    gc.freeze()
     return GracefulServer(
         uvicorn.Config(
             app,
