@@ -62,7 +62,7 @@ from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
 from .fast_path import ServiceApp
-from .group_sync import SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
+from .group_sync import SQLITE_BATCH, SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import CommandRequest, SafeJSONRequest, read_fields
@@ -348,7 +348,7 @@ def create_app(config: ServiceConfig) -> Litestar:
         app.state.tables.wrote = durability.committed
         # one transaction for the appends of a loop's turn (one process: with several, a batch
         # held open for a turn would hold the others' appends up as long)
-        if isinstance(store, SqliteEventStore) and config.workers <= 1:
+        if isinstance(store, SqliteEventStore) and config.workers <= 1 and SQLITE_BATCH:
             durability.batch_commits(store, app.state.tables.forget)
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)

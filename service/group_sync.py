@@ -52,6 +52,10 @@ _ONE_TABLE = re.compile(r"^/(?:tables|games)/([^/]+)/")
 #: 0.3-0.7 ms here, a command's handler about 0.5 ms
 SQLITE_GATHER = 0.001
 
+#: a durable SQLite store's appends share one transaction per turn of the event loop
+#: (:meth:`Durability.batch_commits`; False: each append commits itself, as before)
+SQLITE_BATCH = True
+
 
 #: the number of the last batch of appends (:meth:`Durability.batch_commits`) that the running
 #: request wrote to (0: none); its answer fails if that batch was lost, however late it asks
