@@ -231,6 +231,8 @@ class Durability:
         self._batch_waiters: list[asyncio.Future[int]] = []
         self._batch_no = 0  # the number of the open batch, else of the last one
         self._lost_batches: dict[int, SyncFailed] = {}  # the last batches lost, and why
+        self._losses = 0  # batches lost so far
+        self._lost_tables: dict[str, int] = {}  # table id -> the count of losses at its last one
 
     def committed(self, table_id: str) -> None:
         """A commit of ``table_id`` is being told to its listeners (``Tables`` calls this)."""
@@ -248,9 +250,13 @@ class Durability:
             done = self.group.done
             self._tables = {k: v for k, v in self._tables.items() if v > done}
 
-    async def table(self, table_id: str) -> None:
-        """Return once the last commit of ``table_id`` is on disk."""
+    async def table(self, table_id: str, lost_after: int | None = None) -> None:
+        """Return once the last commit of ``table_id`` is on disk.  ``lost_after``: the
+        :attr:`_losses` count when the caller began (a route's read, whose answer may have been
+        made before a batch of the table was lost): such a loss since fails it."""
         if self.group is not None:
+            if lost_after is not None and self._lost_tables.get(table_id, 0) > lost_after:
+                raise SyncFailed(f"the commit of the store's last writes of table {table_id} failed")
             if self._batch is not None and table_id in self._batch:
                 await self._batch_committed()
             await self.group.wait_for(self._tables.get(table_id, 0))
@@ -325,9 +331,13 @@ class Durability:
             self._lost_batches[self._batch_no] = failure
             if len(self._lost_batches) > 64:
                 del self._lost_batches[min(self._lost_batches)]
+            self._losses += 1
             for table_id in tables | set(getattr(exc, "games", ())):
                 self._tables.pop(table_id, None)
+                self._lost_tables[table_id] = self._losses
                 self._lost(table_id)
+            if len(self._lost_tables) > 4096:
+                self._lost_tables = {k: v for k, v in self._lost_tables.items() if v > self._losses - 64}
         assert self.group is not None
         t = self.group.ticket()
         if failure is None:
@@ -359,7 +369,8 @@ class Durability:
             return self.everything
         if one is not None:
             table_id = one.group(1)
-            return lambda: self.table(table_id)
+            losses = self._losses  # a batch of this table lost from now on fails the read too
+            return lambda: self.table(table_id, lost_after=losses)
         if path.rstrip("/") == "/tables":
             return self.any_table
         return None

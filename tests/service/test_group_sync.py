@@ -437,3 +437,53 @@ def test_a_lost_batch_fails_its_answers_and_drops_its_tables_folds(tmp_path) -> 
             await first
 
     asyncio.run(scenario())
+
+
+def test_a_routes_read_made_before_its_tables_batch_was_lost_fails_even_when_it_asks_later(tmp_path) -> None:
+    """A route's read of a table takes its wait when the request begins and asks it when the
+    answer starts: a batch of the table lost in between (the answer may show its move) fails
+    it, however late it asks; a read begun after the loss is answered."""
+    import sqlite3
+
+    from tonk.application.tables import Tables
+
+    gated = GatedSync()
+
+    async def scenario() -> None:
+        with EventStore.open(tmp_path / "s.db", durable=False) as store:
+            tables = Tables(store)
+            group = GroupSync(gated)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            table_id, seat, fields, version = _playable(tables)
+            durability.batch_commits(store, tables.forget)
+            first = asyncio.ensure_future(group.wait())
+            await _entered(gated)  # fsync 1 runs: the batch waits for the turn's end
+            read = durability.wait_before_answer("GET", f"/tables/{table_id}/view")  # the request begins
+            assert read is not None
+            real = store._conn
+
+            class CommitFails:
+                def execute(self, sql: str, *args: Any) -> Any:
+                    if sql == "COMMIT":
+                        raise sqlite3.OperationalError("disk I/O error (simulated)")
+                    return real.execute(sql, *args)
+
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(real, name)
+
+            store._conn = CommitFails()  # type: ignore[assignment]
+            action = fields.pop("action")
+            tables.act(table_id, seat, action, fields, version, "c1")  # the read's answer may show it
+            for _ in range(3):
+                await asyncio.sleep(0)  # the turn's end: the commit fails
+            store._conn = real
+            with pytest.raises(SyncFailed, match="commit"):
+                await read()
+            later = durability.wait_before_answer("GET", f"/tables/{table_id}/view")
+            assert later is not None
+            gated.gate.release()
+            await first
+            await asyncio.wait_for(later(), 60)  # begun after the loss: its answer is the store's
+
+    asyncio.run(scenario())
