@@ -366,6 +366,13 @@ class Tables:
             del self._cache[table_id]
             excess -= 1
 
+    def forget(self, table_id: str) -> None:
+        """Drop the cached fold of ``table_id`` and what its listeners were told: a write of it
+        was lost after it was folded in (the service's batch of appends rolled back whole,
+        ``service/group_sync.py``).  The store is read again when the table is next asked for."""
+        self._cache.pop(table_id, None)
+        self._told.pop(table_id, None)
+
     def listen(self, table_id: str, listener: Listener) -> None:
         """Call ``listener(table, first_seq, events)`` after each append to the table: this
         node's, or another node's once :meth:`catch_up` has seen it (a listener outlives the cache)."""

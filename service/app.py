@@ -62,7 +62,7 @@ from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
 from .errors import HANDLERS
 from .fast_path import ServiceApp
-from .group_sync import SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
+from .group_sync import SQLITE_BATCH, SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import CommandRequest, SafeJSONRequest, read_fields
@@ -346,6 +346,10 @@ def create_app(config: ServiceConfig) -> Litestar:
         app.state.durability = durability
         app.state.tables = Tables(store)
         app.state.tables.wrote = durability.committed
+        # one transaction for the appends of a loop's turn (one process: with several, a batch
+        # held open for a turn would hold the others' appends up as long)
+        if isinstance(store, SqliteEventStore) and config.workers <= 1 and SQLITE_BATCH:
+            durability.batch_commits(store, app.state.tables.forget)
         app.state.tables.resume_timers()
         app.state.slots.load(app.state.tables)
         timer = asyncio.ensure_future(_turn_timer(app.state.tables, config.timer_tick))
@@ -367,6 +371,10 @@ def create_app(config: ServiceConfig) -> Litestar:
             if checkpoints is not None:
                 await checkpoints  # a checkpoint under way ends before the store is closed
             app.state.durability = Durability()
+            if isinstance(store, SqliteEventStore):
+                store.defer_commits(None)
+                with contextlib.suppress(Exception):  # lost: nobody was answered for it
+                    store.commit_deferred()
             if durability.group is not None:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
@@ -421,9 +429,17 @@ async def _follow_store(tables: Tables, poll: float, stopping: asyncio.Event) ->
     costs one poll interval."""
     import logging
 
+    from ..storage.sqlite import SqliteEventStore
+
+    # SQLite's wait is a plain sleep (no hint ever comes): slept on the loop, not in a thread (a
+    # thread's every wake-up takes the interpreter's lock from the loop's thread)
+    sleeps = isinstance(tables.store, SqliteEventStore)
     while not stopping.is_set():
         try:
             tables.catch_up()
         except Exception:  # a store error must not stop the streams of every table
             logging.getLogger("tonk.service").exception("store follower")
-        await asyncio.to_thread(tables.store.wait_for_append, poll)
+        if sleeps:
+            await asyncio.sleep(min(poll, SqliteEventStore.APPEND_POLL))
+        else:
+            await asyncio.to_thread(tables.store.wait_for_append, poll)

@@ -105,7 +105,7 @@ def http_error(request: Request, exc: HTTPException) -> Response:
 
 
 NOT_DURABLE = (
-    "the server could not confirm on disk what this request stored or shows (the fsync of its store failed), "
+    "the server could not confirm on disk what this request stored or shows (the fsync of its store, or the commit of its last writes, failed), "
     "so a command may or may not be stored: send it again with the same command id to learn its outcome"
 )
 

@@ -30,11 +30,12 @@ themselves (PostgreSQL, SQLite ``--no-durable`` by choice) have no group: nothin
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import queue
 import re
 import threading
 import time
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -50,6 +51,15 @@ _ONE_TABLE = re.compile(r"^/(?:tables|games)/([^/]+)/")
 #: a durable SQLite store's :attr:`GroupSync.gather` (seconds): an fsync of the WAL takes about
 #: 0.3-0.7 ms here, a command's handler about 0.5 ms
 SQLITE_GATHER = 0.001
+
+#: a durable SQLite store's appends share one transaction per turn of the event loop
+#: (:meth:`Durability.batch_commits`; False: each append commits itself, as before)
+SQLITE_BATCH = True
+
+
+#: the number of the last batch of appends (:meth:`Durability.batch_commits`) that the running
+#: request wrote to (0: none); its answer fails if that batch was lost, however late it asks
+_WROTE_IN: contextvars.ContextVar[int] = contextvars.ContextVar("tonk_batch_written", default=0)
 
 
 class SyncFailed(OSError):
@@ -84,6 +94,7 @@ class GroupSync:
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # where the ends are told
         self.syncs = 0  # fsyncs that succeeded (for tests and benchmarks)
+        self.busy = False  # the thread runs an fsync, or gathers after one (the thread's)
 
     def ticket(self) -> int:
         """The number of the first fsync that starts after now: once it is done, everything
@@ -125,6 +136,16 @@ class GroupSync:
             except SyncFailed:
                 pass
 
+    def free(self) -> bool:
+        """Whether an fsync asked for now would start at once: none runs, none is gathered for,
+        none is asked for already (read on the event loop; it may have just become free)."""
+        return not self.busy and self._wanted <= self.started
+
+    def request(self, ticket: int) -> None:
+        """On the event loop: have fsync number ``ticket`` run (someone is about to wait for it)."""
+        if ticket > self._wanted and ticket > self.done:
+            self._want(ticket, asyncio.get_running_loop())
+
     def _want(self, ticket: int, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
             self._wanted = max(self._wanted, ticket)
@@ -138,6 +159,7 @@ class GroupSync:
     def _run(self) -> None:
         while True:
             if self._wanted > self.started:  # someone waits for an fsync not yet started
+                self.busy = True
                 n = self.started = self.started + 1
                 error: BaseException | None = None
                 try:
@@ -152,6 +174,7 @@ class GroupSync:
                         pass
                 if self.gather:
                     self._gather()
+                self.busy = False
                 continue
             self._sleeping = True
             if self._wanted > self.started:
@@ -199,10 +222,27 @@ class Durability:
         self.shared = shared
         self._tables: dict[str, int] = {}  # table id -> the ticket of its last commit
         self._last = 0  # the ticket of the last commit of any table
+        # deferred commits (:meth:`batch_commits`): the store's commit of its open batch, and what
+        # to call with each table of a batch that was lost; while a batch is open, its tables
+        # (their tickets are drawn once it has committed) and a future per request waiting for it
+        self._commit: Callable[[], None] | None = None
+        self._lost: Callable[[str], None] = lambda table_id: None
+        self._batch: set[str] | None = None
+        self._batch_waiters: list[asyncio.Future[int]] = []
+        self._batch_no = 0  # the number of the open batch, else of the last one
+        self._lost_batches: dict[int, SyncFailed] = {}  # the last batches lost, and why
+        self._losses = 0  # batches lost so far
+        self._lost_tables: dict[str, int] = {}  # table id -> the count of losses at its last one
 
     def committed(self, table_id: str) -> None:
         """A commit of ``table_id`` is being told to its listeners (``Tables`` calls this)."""
         if self.group is None:
+            return
+        if self._batch is not None:  # its ticket is drawn when the batch has committed
+            self._batch.add(table_id)
+            _WROTE_IN.set(self._batch_no)
+            if self.group.free():  # the disk is idle: commit now, and the fsync starts now
+                self._commit_batch()
             return
         t = self.group.ticket()
         self._tables[table_id] = self._last = t
@@ -210,20 +250,110 @@ class Durability:
             done = self.group.done
             self._tables = {k: v for k, v in self._tables.items() if v > done}
 
-    async def table(self, table_id: str) -> None:
-        """Return once the last commit of ``table_id`` is on disk."""
+    async def table(self, table_id: str, lost_after: int | None = None) -> None:
+        """Return once the last commit of ``table_id`` is on disk.  ``lost_after``: the
+        :attr:`_losses` count when the caller began (a route's read, whose answer may have been
+        made before a batch of the table was lost): such a loss since fails it."""
         if self.group is not None:
+            if lost_after is not None and self._lost_tables.get(table_id, 0) > lost_after:
+                raise SyncFailed(f"the commit of the store's last writes of table {table_id} failed")
+            if self._batch is not None and table_id in self._batch:
+                await self._batch_committed()
             await self.group.wait_for(self._tables.get(table_id, 0))
 
     async def any_table(self) -> None:
         """Return once the last commit of every table is on disk."""
         if self.group is not None:
+            if self._batch:
+                await self._batch_committed()
             await self.group.wait_for(self._last)
 
     async def everything(self) -> None:
         """Return once everything written so far (a table's settings and seats too) is on disk."""
         if self.group is not None:
+            if self._batch is not None:
+                await self.group.wait_for(await self._batch_committed())
+                return
+            lost = self._lost_batches.get(_WROTE_IN.get())
+            if lost is not None:  # this request wrote to a batch that was lost before it asked
+                raise lost
             await self.group.wait()
+
+    # --- deferred commits ----------------------------------------------------------------
+    def batch_commits(self, store: Any, lost: Callable[[str], None]) -> None:
+        """Let ``store``'s appends share one transaction per turn of the event loop
+        (``SqliteEventStore.defer_commits``): the first append of a turn opens it, and a
+        callback at the loop's next turn commits it (:meth:`_commit_batch`); only then are the
+        batch's tickets drawn, so every answer still waits for an fsync that started after its
+        command's commit.  A batch that is lost (its commit failed) fails every answer that
+        waits for it (:class:`SyncFailed`, as a failed fsync does), and ``lost(table_id)`` is
+        called for each of its tables (the service drops its cached fold)."""
+        if self.group is None:
+            return
+        self._commit = store.commit_deferred
+        self._lost = lost
+        store.defer_commits(self._open_batch)
+
+    def _open_batch(self) -> bool:
+        """The store opens a batch (called on the event loop's thread): commit it at the next
+        turn.  False (the append commits itself) when no loop runs here."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        if self._batch is None:  # else the commit at the next turn is called for already
+            self._batch = set()
+            self._batch_no += 1
+            loop.call_soon(self._commit_batch)
+        return True
+
+    async def _batch_committed(self) -> int:
+        """Return once the open batch has committed, with the ticket of the first fsync that
+        started after its commit; :class:`SyncFailed` when it was lost."""
+        fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()  # this waiter's own
+        self._batch_waiters.append(fut)
+        return await fut
+
+    def _commit_batch(self) -> None:
+        """On the event loop, a turn after the batch opened (or earlier: a commit of it told
+        while no fsync ran, :meth:`committed`): commit it, draw its ticket, and release its
+        waiters (to wait for that fsync)."""
+        if self._batch is None:
+            return  # committed already (the callback of a batch committed early)
+        tables, self._batch = self._batch, None
+        waiters, self._batch_waiters = self._batch_waiters, []
+        failure: SyncFailed | None = None
+        try:
+            if self._commit is not None:
+                self._commit()
+        except Exception as exc:
+            failure = SyncFailed(f"the commit of the store's last writes failed: {exc}")
+            self._lost_batches[self._batch_no] = failure
+            if len(self._lost_batches) > 64:
+                del self._lost_batches[min(self._lost_batches)]
+            self._losses += 1
+            for table_id in tables | set(getattr(exc, "games", ())):
+                self._tables.pop(table_id, None)
+                self._lost_tables[table_id] = self._losses
+                self._lost(table_id)
+            if len(self._lost_tables) > 4096:
+                self._lost_tables = {k: v for k, v in self._lost_tables.items() if v > self._losses - 64}
+        assert self.group is not None
+        t = self.group.ticket()
+        if failure is None:
+            for table_id in tables:
+                self._tables[table_id] = t
+            if tables:
+                self._last = t
+            if waiters:  # (committed early, the answer asks for its fsync when its handler returns)
+                self.group.request(t)  # the fsync starts now, not when the waiters next run
+        for fut in waiters:
+            if fut.done():
+                continue  # its waiter was cancelled
+            if failure is None:
+                fut.set_result(t)
+            else:
+                fut.set_exception(failure)
 
     def wait_before_answer(self, method: str, path: str) -> Callable[[], Awaitable[None]] | None:
         """What an answer to ``method path`` waits for before it starts, or ``None`` (nothing):
@@ -239,7 +369,8 @@ class Durability:
             return self.everything
         if one is not None:
             table_id = one.group(1)
-            return lambda: self.table(table_id)
+            losses = self._losses  # a batch of this table lost from now on fails the read too
+            return lambda: self.table(table_id, lost_after=losses)
         if path.rstrip("/") == "/tables":
             return self.any_table
         return None

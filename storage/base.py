@@ -283,7 +283,7 @@ class EventStore(ABC):
         recorded for the game, the append is a no-op returning the current version."""
         checked, encoded, cmd = checked_append(game_id, events, expected_version, command_id)
         _JUST_APPENDED.rows = None
-        with self._transaction() as tx:
+        with self._append_transaction() as tx:
             if cmd and tx.command_seen(game_id, cmd):
                 found = tx.last(game_id)
                 return found[0] if found else 0
@@ -294,8 +294,13 @@ class EventStore(ABC):
             summary = projection.GameSummary.from_row(stored) if stored else projection.GameSummary(game_id)
             summary.apply_many(checked, at)
             tx.insert(rows, summary.row())
-        _JUST_APPENDED.rows = (weakref.ref(self), game_id, rows[0][1], [r[5] for r in rows])  # committed
+        _JUST_APPENDED.rows = (weakref.ref(self), game_id, rows[0][1], [r[5] for r in rows])  # committed (or, deferred, in the open batch)
         return actual + len(rows)
+
+    def _append_transaction(self) -> ContextManager[Transaction]:
+        """The transaction of one :meth:`append`: its own (a back end that defers commits
+        gives a part of a larger one that it commits later, :meth:`.sqlite.SqliteEventStore.defer_commits`)."""
+        return self._transaction()
 
     def import_games(self, games: Iterable[tuple[str, Sequence[Record], Sequence[Event]]]) -> None:
         """Write already verified records of games absent from the store (an import), all

@@ -22,7 +22,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import quote
 
 from sqlite_utils import Database
@@ -39,6 +39,16 @@ from .seats import SeatTables, SqlSeatTables
 from .statements import SQLITE, SqliteStatements, Statements
 
 BUSY_TIMEOUT_MS = 30_000
+
+
+class BatchLost(StoreError):
+    """A batch of deferred appends (:meth:`SqliteEventStore.defer_commits`) was rolled back
+    whole: its ``COMMIT`` failed, or SQLite rolled the transaction back after an error.
+    Nothing of it is stored; ``games`` are the games its appends wrote to."""
+
+    def __init__(self, message: str, games: frozenset[str]):
+        super().__init__(message)
+        self.games = games
 
 
 class KnownRows:
@@ -84,6 +94,7 @@ class SqliteTransaction:
     def __init__(self, conn: sqlite3.Connection, known: KnownRows | None = None):
         self._conn = conn
         self._known = known if known is not None else KnownRows()
+        self.written: list[str] = []  # the games inserted into, in order
 
     def command_seen(self, game_id: str, command_id: str) -> bool:
         return self._conn.execute(q.BY_COMMAND, (game_id, command_id)).fetchone() is not None
@@ -123,6 +134,7 @@ class SqliteTransaction:
 
     def _inserted(self, rows: list[EventRow], game_row: tuple[Any, ...], number: int | None = None) -> None:
         last = rows[-1]
+        self.written.append(last[0])
         self._known.note(last[0], last=(last[1], last[5], last[2]), row=tuple(game_row), number=number)
         self._known.position = last[8]
 
@@ -188,6 +200,11 @@ class SqliteEventStore(EventStore):
         self._wal_fd: int | None = None
         self._checkpointer: sqlite3.Connection | None = None  # checkpoint()'s own connection
         self._known = KnownRows()  # what the append's transactions know already (its text)
+        # deferred commits (defer_commits): asked whether a batch may open; the open batch's
+        # games (None: no batch open); the games of a batch lost since the last commit_deferred
+        self._defer: Callable[[], bool] | None = None
+        self._batch: set[str] | None = None
+        self._lost: set[str] | None = None
         #: fsync the WAL in :meth:`close` (a store opened ``bulk``)
         self._sync_on_close = False
         # a store of an older schema opened read only has no chain column: its rows are all version 1
@@ -311,6 +328,10 @@ class SqliteEventStore(EventStore):
         return self._path
 
     def close(self) -> None:
+        try:
+            self._end_batch()
+        except StoreError:
+            pass  # nothing of it is stored, and nobody was told it was (defer_commits)
         if self._sync_on_close:
             self._sync_on_close = False
             try:
@@ -373,8 +394,10 @@ class SqliteEventStore(EventStore):
     # --- transactions ---------------------------------------------------------------
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction holding the database's write lock from the start."""
+        """One write transaction holding the database's write lock from the start (an open
+        batch of deferred appends is committed first: :meth:`defer_commits`)."""
         conn = self._conn
+        self._end_batch()
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -399,6 +422,89 @@ class SqliteEventStore(EventStore):
         except BaseException:
             known.forget()  # rolled back (or not known to have committed): read again next time
             raise
+
+    # --- deferred commits (the service's group commit) ----------------------------------
+    def defer_commits(self, opening: Callable[[], bool] | None) -> None:
+        """Let appends share one transaction: while ``opening`` is set, an append that finds no
+        batch open asks ``opening()``; if it answers true, a write transaction is begun and left
+        open, and this append and the next ones run in it, each inside a savepoint of its own (an
+        append that fails rolls back itself only).  The caller commits the batch with
+        :meth:`commit_deferred` (the service, once per turn of its event loop, before it draws
+        the fsync ticket that releases the batch's answers); any other write, and
+        :meth:`close`, commit it first.  ``None``: every append commits itself again.
+
+        Until the batch commits, what its appends wrote is seen by this connection only, and
+        may still be lost whole (:class:`BatchLost`): a caller answers nothing of it before."""
+        self._defer = opening
+
+    def commit_deferred(self) -> None:
+        """Commit the open batch of appends (nothing when none is open).  :class:`BatchLost`
+        when it, or a batch committed since the last call, was rolled back instead."""
+        try:
+            self._end_batch()
+        except BatchLost as exc:
+            lost, self._lost = self._lost, None
+            raise BatchLost(str(exc), frozenset(lost or ()) | exc.games) from None
+        lost, self._lost = self._lost, None
+        if lost is not None:
+            raise BatchLost(f"{self.path}: a batch of appends was rolled back: nothing of it is stored", frozenset(lost))
+
+    def _end_batch(self) -> None:
+        games, self._batch = self._batch, None
+        if games is None:
+            return
+        conn = self._conn
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._lose(games)
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise BatchLost(f"{self.path}: the commit of a batch of appends failed and was rolled back: nothing of it is stored ({exc})", frozenset(games)) from None
+
+    def _lose(self, games: set[str]) -> None:
+        self._known.forget()
+        self._lost = (self._lost or set()) | games
+
+    @contextmanager
+    def _append_transaction(self) -> Iterator[SqliteTransaction]:
+        if self._batch is None and (self._defer is None or not self._defer()):
+            with self._transaction() as tx:
+                yield tx
+            return
+        conn = self._conn
+        known = self._known
+        if self._batch is None:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                known.begin(conn)
+            except sqlite3.Error as exc:
+                known.forget()
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise StoreError(f"{self.path}: cannot start a write ({exc})") from None
+            self._batch = set()
+        batch = self._batch
+        try:
+            conn.execute("SAVEPOINT tonk_append")
+            tx = LeanTransaction(conn, known) if self._lean else SqliteTransaction(conn, known)
+            yield tx
+            conn.execute("RELEASE tonk_append")
+        except BaseException as exc:
+            known.forget()
+            try:
+                conn.execute("ROLLBACK TO tonk_append")
+                conn.execute("RELEASE tonk_append")
+            except sqlite3.Error:  # the transaction itself is gone (SQLite rolls back on some errors)
+                self._batch = None
+                self._lose(batch)
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
+            raise
+        else:
+            batch.update(tx.written)
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
@@ -448,6 +554,8 @@ class SqliteEventStore(EventStore):
     def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: it changes when another connection (another
         process) commits to the file, never for this connection's own commits."""
+        if self._batch is not None and self._known.mark is not None:
+            return self._known.mark  # read under the write lock this batch holds: no other commit since
         with self._reading():
             return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
@@ -470,8 +578,11 @@ class SqliteEventStore(EventStore):
     def wait_for_append(self, timeout: float) -> bool:
         """SQLite has no notification: a short sleep (at most ``timeout`` seconds), and
         False (no hint came)."""
-        time.sleep(min(timeout, 0.05))
+        time.sleep(min(timeout, self.APPEND_POLL))
         return False
+
+    #: seconds a follower of the global order waits between two reads (no hint comes on SQLite)
+    APPEND_POLL = 0.05
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
         return self._conn.execute(self._q.PAYLOADS, (game_id,))

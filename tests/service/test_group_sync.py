@@ -278,3 +278,212 @@ def test_a_stream_sends_a_move_only_after_the_fsync_that_covers_it(tmp_path) -> 
     stored = log.index("move stored")
     assert "fsync done" in log[stored:] and "event sent" in log[stored:], log
     assert log.index("fsync done", stored) < log.index("event sent", stored), log
+
+
+def _playable(tables: Any) -> tuple[str, str, dict[str, Any], int]:
+    """A new table where a person is to act: (table id, seat, a legal command's fields, version)."""
+    from tonk.application.table_types import TableSettings
+
+    for _ in range(20):  # a deal can end the hand at once: a table where someone may act
+        created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"])))
+        for seat in ("ann", "bob"):
+            view = tables.view(created.table, seat)
+            if view.legal:
+                legal = dict(random.Random(5).choice([c for c in view.legal if c["action"] != "knock"] or view.legal))
+                legal.pop("player", None)
+                return created.table, seat, {k: v for k, v in legal.items() if v not in (None, {})}, view.version
+    raise AssertionError("20 tables in a row ended their first hand at the deal")
+
+
+def _rows(path) -> int:
+    """The events another connection sees committed."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("SELECT count(*) FROM event_rows").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_batched_command_is_answered_only_after_an_fsync_that_started_after_its_commit(tmp_path) -> None:
+    """With the appends of a loop's turn in one transaction (``Durability.batch_commits``): a
+    command told while an fsync runs is committed at the turn's end, not at once; its answer
+    and the table's readers wait for the first fsync that starts after that commit (the one
+    running covers nothing of it), and that fsync starts with the commit on disk's way."""
+    from tonk.application.tables import Tables
+
+    db = tmp_path / "s.db"
+    gated = GatedSync()
+    seen_at_start: list[int] = []
+
+    def sync() -> None:
+        seen_at_start.append(_rows(db))  # what was committed when this fsync started
+        gated()
+
+    async def scenario() -> None:
+        with EventStore.open(db, durable=False) as store:
+            tables = Tables(store)
+            group = GroupSync(sync)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            table_id, seat, fields, version = _playable(tables)
+            durability.batch_commits(store, tables.forget)
+            first = asyncio.ensure_future(group.wait())
+            await _entered(gated)  # fsync 1 runs
+            before = _rows(db)
+            action = fields.pop("action")
+            tables.act(table_id, seat, action, fields, version, "c1")
+            assert _rows(db) == before  # in the open batch: not committed while fsync 1 runs
+            answer = asyncio.ensure_future(durability.everything())
+            reader = asyncio.ensure_future(durability.table(table_id))
+            for _ in range(3):
+                await asyncio.sleep(0)  # the loop's next turn commits the batch
+            after = _rows(db)
+            assert after > before
+            assert not answer.done() and not reader.done()
+            gated.gate.release()  # fsync 1 ends: it started before the commit
+            await first
+            await _entered(gated)  # fsync 2 started, after the commit
+            assert seen_at_start == [before, after]
+            assert not answer.done() and not reader.done()
+            gated.gate.release()
+            await asyncio.wait_for(asyncio.gather(answer, reader), 60)  # a safety net, not a speed test
+            assert group.started == 2
+
+    asyncio.run(scenario())
+
+
+def test_a_command_told_while_no_fsync_runs_is_committed_at_once(tmp_path) -> None:
+    """The disk idle, a batch is not kept open for the turn's end: the command's commit is made
+    when it is told, and its answer waits for the next fsync (which starts after it)."""
+    from tonk.application.tables import Tables
+
+    db = tmp_path / "s.db"
+    gated = GatedSync()
+
+    async def scenario() -> None:
+        with EventStore.open(db, durable=False) as store:
+            tables = Tables(store)
+            group = GroupSync(gated)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            table_id, seat, fields, version = _playable(tables)
+            durability.batch_commits(store, tables.forget)
+            before = _rows(db)
+            action = fields.pop("action")
+            tables.act(table_id, seat, action, fields, version, "c1")
+            assert _rows(db) > before  # committed before any turn of the loop
+            answer = asyncio.ensure_future(durability.everything())
+            await _entered(gated)
+            assert not answer.done()
+            gated.gate.release()
+            await asyncio.wait_for(answer, 60)
+            assert group.started == 1
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_batch_fails_its_answers_and_drops_its_tables_folds(tmp_path) -> None:
+    """A batch whose commit fails is lost whole: every answer waiting for it fails (the 503 of
+    a failed fsync), and each of its tables is folded again from the store, without the lost
+    move."""
+    import sqlite3
+
+    from tonk.application.tables import Tables
+
+    class CommitFails:
+        def __init__(self, conn: sqlite3.Connection):
+            self._conn = conn
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql == "COMMIT":
+                raise sqlite3.OperationalError("disk I/O error (simulated)")
+            return self._conn.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+    gated = GatedSync()
+
+    async def scenario() -> None:
+        with EventStore.open(tmp_path / "s.db", durable=False) as store:
+            tables = Tables(store)
+            group = GroupSync(gated)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            table_id, seat, fields, version = _playable(tables)
+            durability.batch_commits(store, tables.forget)
+            first = asyncio.ensure_future(group.wait())
+            await _entered(gated)  # fsync 1 runs: the batch waits for the turn's end
+            real = store._conn
+            store._conn = CommitFails(real)  # type: ignore[assignment]
+
+            async def read() -> None:  # a reader that shows the move, as a stream or a GET would
+                assert tables.table(table_id).version > version
+                await durability.table(table_id)
+
+            reader = asyncio.ensure_future(read())  # it runs before the turn's end commits
+            action = fields.pop("action")
+            tables.act(table_id, seat, action, fields, version, "c1")
+            answer = asyncio.ensure_future(durability.everything())  # it asks after the commit failed
+            with pytest.raises(SyncFailed, match="commit"):
+                await asyncio.wait_for(answer, 60)
+            with pytest.raises(SyncFailed):
+                await asyncio.wait_for(reader, 60)
+            store._conn = real
+            assert tables.table(table_id).version == version  # folded again: the move is not stored
+            gated.gate.release()
+            await first
+
+    asyncio.run(scenario())
+
+
+def test_a_routes_read_made_before_its_tables_batch_was_lost_fails_even_when_it_asks_later(tmp_path) -> None:
+    """A route's read of a table takes its wait when the request begins and asks it when the
+    answer starts: a batch of the table lost in between (the answer may show its move) fails
+    it, however late it asks; a read begun after the loss is answered."""
+    import sqlite3
+
+    from tonk.application.tables import Tables
+
+    gated = GatedSync()
+
+    async def scenario() -> None:
+        with EventStore.open(tmp_path / "s.db", durable=False) as store:
+            tables = Tables(store)
+            group = GroupSync(gated)
+            durability = Durability(group)
+            tables.wrote = durability.committed
+            table_id, seat, fields, version = _playable(tables)
+            durability.batch_commits(store, tables.forget)
+            first = asyncio.ensure_future(group.wait())
+            await _entered(gated)  # fsync 1 runs: the batch waits for the turn's end
+            read = durability.wait_before_answer("GET", f"/tables/{table_id}/view")  # the request begins
+            assert read is not None
+            real = store._conn
+
+            class CommitFails:
+                def execute(self, sql: str, *args: Any) -> Any:
+                    if sql == "COMMIT":
+                        raise sqlite3.OperationalError("disk I/O error (simulated)")
+                    return real.execute(sql, *args)
+
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(real, name)
+
+            store._conn = CommitFails()  # type: ignore[assignment]
+            action = fields.pop("action")
+            tables.act(table_id, seat, action, fields, version, "c1")  # the read's answer may show it
+            for _ in range(3):
+                await asyncio.sleep(0)  # the turn's end: the commit fails
+            store._conn = real
+            with pytest.raises(SyncFailed, match="commit"):
+                await read()
+            later = durability.wait_before_answer("GET", f"/tables/{table_id}/view")
+            assert later is not None
+            gated.gate.release()
+            await first
+            await asyncio.wait_for(later(), 60)  # begun after the loss: its answer is the store's
+
+    asyncio.run(scenario())
