@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 import threading
 from typing import Any
 
@@ -295,9 +296,38 @@ def _playable(tables: Any) -> tuple[str, str, dict[str, Any], int]:
     raise AssertionError("20 tables in a row ended their first hand at the deal")
 
 
+def _batched(store: Any, sync: Any) -> tuple[Any, GroupSync, Durability, str, str, dict[str, Any], int]:
+    """A table where a person may act, served from ``store`` with its appends shared per turn of
+    the loop and each fsync made by ``sync``: (tables, group, durability, table id, seat, a legal
+    command's fields, version)."""
+    from tonk.application.tables import Tables
+
+    tables = Tables(store)
+    group = GroupSync(sync)
+    durability = Durability(group)
+    tables.wrote = durability.committed
+    table_id, seat, fields, version = _playable(tables)
+    durability.batch_commits(store, tables.forget)
+    return tables, group, durability, table_id, seat, fields, version
+
+
+class _CommitFails:
+    """A store's connection whose ``COMMIT`` fails as a failing disk's would (the rest is the real one's)."""
+
+    def __init__(self, conn: Any):
+        self._conn = conn
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("disk I/O error (simulated)")
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 def _rows(path) -> int:
     """The events another connection sees committed."""
-    import sqlite3
 
     conn = sqlite3.connect(path)
     try:
@@ -311,7 +341,6 @@ def test_a_batched_command_is_answered_only_after_an_fsync_that_started_after_it
     command told while an fsync runs is committed at the turn's end, not at once; its answer
     and the table's readers wait for the first fsync that starts after that commit (the one
     running covers nothing of it), and that fsync starts with the commit on disk's way."""
-    from tonk.application.tables import Tables
 
     db = tmp_path / "s.db"
     gated = GatedSync()
@@ -323,12 +352,7 @@ def test_a_batched_command_is_answered_only_after_an_fsync_that_started_after_it
 
     async def scenario() -> None:
         with EventStore.open(db, durable=False) as store:
-            tables = Tables(store)
-            group = GroupSync(sync)
-            durability = Durability(group)
-            tables.wrote = durability.committed
-            table_id, seat, fields, version = _playable(tables)
-            durability.batch_commits(store, tables.forget)
+            tables, group, durability, table_id, seat, fields, version = _batched(store, sync)
             first = asyncio.ensure_future(group.wait())
             await _entered(gated)  # fsync 1 runs
             before = _rows(db)
@@ -357,19 +381,13 @@ def test_a_batched_command_is_answered_only_after_an_fsync_that_started_after_it
 def test_a_command_told_while_no_fsync_runs_is_committed_at_once(tmp_path) -> None:
     """The disk idle, a batch is not kept open for the turn's end: the command's commit is made
     when it is told, and its answer waits for the next fsync (which starts after it)."""
-    from tonk.application.tables import Tables
 
     db = tmp_path / "s.db"
     gated = GatedSync()
 
     async def scenario() -> None:
         with EventStore.open(db, durable=False) as store:
-            tables = Tables(store)
-            group = GroupSync(gated)
-            durability = Durability(group)
-            tables.wrote = durability.committed
-            table_id, seat, fields, version = _playable(tables)
-            durability.batch_commits(store, tables.forget)
+            tables, group, durability, table_id, seat, fields, version = _batched(store, gated)
             before = _rows(db)
             action = fields.pop("action")
             tables.act(table_id, seat, action, fields, version, "c1")
@@ -388,36 +406,16 @@ def test_a_lost_batch_fails_its_answers_and_drops_its_tables_folds(tmp_path) -> 
     """A batch whose commit fails is lost whole: every answer waiting for it fails (the 503 of
     a failed fsync), and each of its tables is folded again from the store, without the lost
     move."""
-    import sqlite3
-
-    from tonk.application.tables import Tables
-
-    class CommitFails:
-        def __init__(self, conn: sqlite3.Connection):
-            self._conn = conn
-
-        def execute(self, sql: str, *args: Any) -> Any:
-            if sql == "COMMIT":
-                raise sqlite3.OperationalError("disk I/O error (simulated)")
-            return self._conn.execute(sql, *args)
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._conn, name)
 
     gated = GatedSync()
 
     async def scenario() -> None:
         with EventStore.open(tmp_path / "s.db", durable=False) as store:
-            tables = Tables(store)
-            group = GroupSync(gated)
-            durability = Durability(group)
-            tables.wrote = durability.committed
-            table_id, seat, fields, version = _playable(tables)
-            durability.batch_commits(store, tables.forget)
+            tables, group, durability, table_id, seat, fields, version = _batched(store, gated)
             first = asyncio.ensure_future(group.wait())
             await _entered(gated)  # fsync 1 runs: the batch waits for the turn's end
             real = store._conn
-            store._conn = CommitFails(real)  # type: ignore[assignment]
+            store._conn = _CommitFails(real)  # type: ignore[assignment]
 
             async def read() -> None:  # a reader that shows the move, as a stream or a GET would
                 assert tables.table(table_id).version > version
@@ -443,36 +441,18 @@ def test_a_routes_read_made_before_its_tables_batch_was_lost_fails_even_when_it_
     """A route's read of a table takes its wait when the request begins and asks it when the
     answer starts: a batch of the table lost in between (the answer may show its move) fails
     it, however late it asks; a read begun after the loss is answered."""
-    import sqlite3
-
-    from tonk.application.tables import Tables
 
     gated = GatedSync()
 
     async def scenario() -> None:
         with EventStore.open(tmp_path / "s.db", durable=False) as store:
-            tables = Tables(store)
-            group = GroupSync(gated)
-            durability = Durability(group)
-            tables.wrote = durability.committed
-            table_id, seat, fields, version = _playable(tables)
-            durability.batch_commits(store, tables.forget)
+            tables, group, durability, table_id, seat, fields, version = _batched(store, gated)
             first = asyncio.ensure_future(group.wait())
             await _entered(gated)  # fsync 1 runs: the batch waits for the turn's end
             read = durability.wait_before_answer("GET", f"/tables/{table_id}/view")  # the request begins
             assert read is not None
             real = store._conn
-
-            class CommitFails:
-                def execute(self, sql: str, *args: Any) -> Any:
-                    if sql == "COMMIT":
-                        raise sqlite3.OperationalError("disk I/O error (simulated)")
-                    return real.execute(sql, *args)
-
-                def __getattr__(self, name: str) -> Any:
-                    return getattr(real, name)
-
-            store._conn = CommitFails()  # type: ignore[assignment]
+            store._conn = _CommitFails(real)  # type: ignore[assignment]
             action = fields.pop("action")
             tables.act(table_id, seat, action, fields, version, "c1")  # the read's answer may show it
             for _ in range(3):
