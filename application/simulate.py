@@ -189,46 +189,12 @@ class Tally:
                 mine[k] += v
         return self
 
-    def record_hand(self, ended: HandEnded, seat_of: dict[str, int], actions: int, turns: int, net: Sequence[int]) -> None:
-        """Count a hand that ended so; ``net``: each seat's net of the hand, in seat order
-        (:func:`play_game` takes it from the game's running net, which the fold of each
-        ``hand_ended`` changes by its ledger: the difference of the running net after and
-        before the hand)."""
-        self.hands += 1
-        self.actions += actions
-        self.actions_sq += actions * actions
-        self.turns += turns
-        self.turns_sq += turns * turns
-        self.lengths[turns] += 1
-        self.endings[ended.end] += 1
-        if ended.ledger:  # an empty ledger changes no net and makes no winner
-            best = max(net)
-            seat = self.seat
-            for i, n in enumerate(net):
-                if n:  # adding 0 changes nothing, and a winner's net is positive (best > 0)
-                    row = seat[i]
-                    row["net"] += n
-                    row["net_sq"] += n * n
-                    if n == best and n > 0:
-                        row["wins"] += 1
-        who = ended.player
-        if who is None:  # a draw of initial tonks, a turn cap: no one to count
-            return
-        if ended.end == "knock" and who in seat_of:
-            row = self.seat[seat_of[who]]
-            row["knocks"] += 1
-            row["knocks_won" if ended.outcome == "knocker_won" else "knocks_caught"] += 1
-        elif ended.end == "tonk_out":
-            self.seat[seat_of[who]]["tonk_outs"] += 1
-        elif ended.end == "out_by_discard":
-            self.seat[seat_of[who]]["went_out"] += 1
-
     def record_hands(self, hands: Sequence[tuple[HandEnded, int, int, Sequence[int]]], seat_of: dict[str, int]) -> None:
-        """Count hands ``(ended, actions, turns, net)``: the same counts as :meth:`record_hand`
-        for each in turn, taken over the batch (one game's hands, :func:`play_game`) by
-        sums, ``Counter`` updates and ``map`` over the columns instead of a Python call and
-        its branches per hand.  As there, a hand with an empty ledger adds no net and makes
-        no winner, and a hand's winners are the seats of its highest net if positive."""
+        """Count hands ``(ended, actions, turns, net)``, ``net`` being each seat's net of the hand
+        in seat order (:func:`play_game` passes a game's hands at once): sums, ``Counter``
+        updates and ``map`` over the columns, not a Python call and its branches per hand.  A
+        hand with an empty ledger adds no net and makes no winner; a hand's winners are the
+        seats of its highest net if positive."""
         if not hands:
             return
         ended, actions, turns, nets = zip(*hands)

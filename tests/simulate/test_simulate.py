@@ -264,6 +264,36 @@ def test_tally_counts_each_hands_net_and_winners_from_its_ledger(variants, optio
     assert sum(row["wins"] for row in want) > 0 and any(row["net_sq"] for row in want)
 
 
+def _count_hand(tally: Tally, ended, seat_of: dict[str, int], actions: int, turns: int, net) -> None:
+    """The reference: one hand's counts, branch by branch (what ``Tally.record_hands`` must add up to)."""
+    tally.hands += 1
+    tally.actions += actions
+    tally.actions_sq += actions * actions
+    tally.turns += turns
+    tally.turns_sq += turns * turns
+    tally.lengths[turns] += 1
+    tally.endings[ended.end] += 1
+    if ended.ledger:  # an empty ledger changes no net and makes no winner
+        best = max(net)
+        for i, n in enumerate(net):
+            row = tally.seat[i]
+            row["net"] += n
+            row["net_sq"] += n * n
+            if n == best and n > 0:
+                row["wins"] += 1
+    who = ended.player
+    if who is None:  # a draw of initial tonks, a turn cap: no one to count
+        return
+    if ended.end == "knock" and who in seat_of:
+        row = tally.seat[seat_of[who]]
+        row["knocks"] += 1
+        row["knocks_won" if ended.outcome == "knocker_won" else "knocks_caught"] += 1
+    elif ended.end == "tonk_out":
+        tally.seat[seat_of[who]]["tonk_outs"] += 1
+    elif ended.end == "out_by_discard":
+        tally.seat[seat_of[who]]["went_out"] += 1
+
+
 @pytest.mark.parametrize(
     "variants, options",
     [
@@ -275,7 +305,7 @@ def test_tally_counts_each_hands_net_and_winners_from_its_ledger(variants, optio
 )
 def test_a_batch_of_hands_counts_as_each_hand_counted_in_turn(variants, options):
     """``Tally.record_hands`` (a game's hands at once, what play_game calls) counts exactly
-    what ``record_hand`` counts hand by hand: recorded hands of every ending, their nets from
+    what counting each hand in turn counts (:func:`_count_hand`): recorded hands of every ending, their nets from
     their ledgers, and random action and turn counts, in batches of random sizes."""
     import random
 
@@ -298,7 +328,7 @@ def test_a_batch_of_hands_counts_as_each_hand_counted_in_turn(variants, options)
     hands[5:5] = [(settled, 3, 2, [0, 0, 0]), (settled, 4, 2, [0, -2, -1])]
     one_by_one, batched = Tally(3), Tally(3)
     for ended, actions, turns, net in hands:
-        one_by_one.record_hand(ended, seat_of, actions, turns, net)
+        _count_hand(one_by_one, ended, seat_of, actions, turns, net)
     i = 0
     while i < len(hands):
         size = rng.randrange(0, 50)
