@@ -106,6 +106,7 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
     problem, or ``None``; what follows it rests on it."""
     state = State()
     deck: tuple[str, ...] | None = None
+    deck_set: frozenset[str] = frozenset()  # the set of ``deck``, built once a hand (not once an event)
     gid = "?"
     for seq, e in enumerate(events, start=1):
         if type(e) is GameStarted:
@@ -124,8 +125,9 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
                 if doubled:
                     return Finding(gid, seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))
                 deck = tuple(cards)
+            deck_set = frozenset(deck)
         if deck is not None and (state.in_hand or type(e) is HandEnded):
-            problem = conservation_problem(state, deck)
+            problem = conservation_problem(state, deck, deck_set)
             if problem:
                 return Finding(gid, seq, state.hand_no, "A1.1", problem)
     return None
