@@ -86,12 +86,17 @@ def command_of_event(event: Event) -> Command | None:
     if type(event) is EmptyStockCalled:
         return DrawStock(event.player)
     if type(event) is HandDealt and not event.explicit:
-        salt = event.salt if isinstance(event.salt, str) else None
-        if isinstance(event.client_seeds, dict):  # a fair deal: its deck is checked against its seeds apart (core.deal_audit)
-            not_sat = tuple(event.not_sat) if isinstance(event.not_sat, tuple) else ()
-            return DealHand(deck=tuple(event.deck), salt=salt, client_seeds=dict(event.client_seeds), not_sat=not_sat)
-        return DealHand(deck=tuple(event.deck), salt=salt)
+        return deal_command(event)
     return None
+
+
+def deal_command(event: HandDealt) -> DealHand:
+    """The command that dealt a recorded hand from a deck (not an explicit position)."""
+    salt = event.salt if isinstance(event.salt, str) else None
+    if isinstance(event.client_seeds, dict):  # a fair deal: its deck is checked against its seeds apart (core.deal_audit)
+        not_sat = tuple(event.not_sat) if isinstance(event.not_sat, tuple) else ()
+        return DealHand(deck=tuple(event.deck), salt=salt, client_seeds=dict(event.client_seeds), not_sat=not_sat)
+    return DealHand(deck=tuple(event.deck), salt=salt)
 
 
 def conservation_check(events: Iterable[Event]) -> Finding | None:
@@ -101,6 +106,7 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
     problem, or ``None``; what follows it rests on it."""
     state = State()
     deck: tuple[str, ...] | None = None
+    deck_set: frozenset[str] = frozenset()  # the set of ``deck``, built once a hand (not once an event)
     gid = "?"
     for seq, e in enumerate(events, start=1):
         if type(e) is GameStarted:
@@ -119,8 +125,9 @@ def conservation_check(events: Iterable[Event]) -> Finding | None:
                 if doubled:
                     return Finding(gid, seq, e.hand_no, "A1.1", "the position holds a card twice: " + " ".join(doubled))
                 deck = tuple(cards)
+            deck_set = frozenset(deck)
         if deck is not None and (state.in_hand or type(e) is HandEnded):
-            problem = conservation_problem(state, deck)
+            problem = conservation_problem(state, deck, deck_set)
             if problem:
                 return Finding(gid, seq, state.hand_no, "A1.1", problem)
     return None
@@ -187,9 +194,11 @@ class _GameAudit:
     def run(self) -> AuditReport:
         """Every event in turn, until the log ends or a finding stops the audit.
 
-        The commonest events first: a draw or a discard (not marked timed out) is none of the
-        special cases of :meth:`step`, and its command is a shared one of :mod:`tonk.core.legal`
-        (commands are frozen values, the same as new ones built from the event)."""
+        The commonest events first: a draw, a discard or a knock (not marked timed out) is none
+        of the special cases of :meth:`step`, and its command is a shared one of
+        :mod:`tonk.core.legal` (commands are frozen values, the same as new ones built from the
+        event); a deal from a deck is none of them either.  The rules are asked once per
+        command: what they decide (or their refusal) is judged by :meth:`judge`."""
         log = self.log
         state, ruleset = self.state, self.ruleset
         unset = msgspec.UNSET
@@ -205,22 +214,28 @@ class _GameAudit:
                 cmd: Command = commands[1 if e.source == "stock" else 2]
             elif type(e) is CardDiscarded and e.timed_out is unset:
                 cmd = (discards.get(e.player) or discard_commands(e.player))[e.card]
+            elif type(e) is Knocked and e.timed_out is unset:
+                cmd = (starts.get(e.player) or turn_start_commands(e.player))[0]
             else:
-                taken = self.step(i)
+                if type(e) is HandDealt and not e.explicit:  # a deal from a deck: none of step's special cases
+                    taken = self.rederive(i, e, deal_command(e))
+                else:
+                    taken = self.step(i)
                 if not taken:
                     break
                 i += taken
                 continue
-            # rederive's common case inline: one event, as recorded (neither is a deal)
+            # rederive's common case inline: one event, as recorded (none of these is a deal)
             try:
                 expected = decide(state, cmd, ruleset)
-            except Exception:
-                expected = None
-            if expected is not None and len(expected) == 1 and e == expected[0]:
-                evolve(state, e)
-                i += 1
-                continue
-            taken = self.rederive(i, e, cmd)  # anything else: decide asked again (it changed nothing)
+            except Exception as exc:
+                taken = self.judge(i, e, [], exc)
+            else:
+                if len(expected) == 1 and e == expected[0]:
+                    evolve(state, e)
+                    i += 1
+                    continue
+                taken = self.judge(i, e, expected, None)  # anything else: what the rules decided, judged
             if not taken:
                 break
             i += taken
@@ -254,12 +269,16 @@ class _GameAudit:
     def rederive(self, i: int, e: Event, cmd: Command) -> int:
         """Ask the rules for ``cmd`` again: what they produce must be what the log records from
         event ``i`` on."""
-        seq = i + 2
-        refusal: Exception | None = None
         try:
             expected = decide(self.state, cmd, self.ruleset)
         except Exception as exc:
-            expected, refusal = [], exc
+            return self.judge(i, e, [], exc)
+        return self.judge(i, e, expected, None)
+
+    def judge(self, i: int, e: Event, expected: list[Event], refusal: Exception | None) -> int:
+        """What the rules produced for the command of the log's event ``i`` (``expected``), or
+        why they refused it (``refusal``), against what the log records from event ``i`` on."""
+        seq = i + 2
         if len(expected) == 1 and e == expected[0]:  # one event, as recorded: the common case
             evolve(self.state, e)
             return 1 if type(e) is not HandDealt or self.dealt(seq) else 0
@@ -285,11 +304,12 @@ class _GameAudit:
         equal, they are applied."""
         seq = i + 2
         recorded = self.log[i : i + len(expected)]
-        for k, want in enumerate(expected):
-            got = recorded[k] if k < len(recorded) else None
-            if got != want:
-                rule, message = _divergence(want, got)
-                return self.stop(seq + k, rule, message, _plain(want), _plain(got) if got is not None else None)
+        if recorded != expected:  # the first that differs (or is missing) is the finding
+            for k, want in enumerate(expected):
+                got = recorded[k] if k < len(recorded) else None
+                if got != want:
+                    rule, message = _divergence(want, got)
+                    return self.stop(seq + k, rule, message, _plain(want), _plain(got) if got is not None else None)
         for ev in recorded:
             evolve(self.state, ev)
             if type(ev) is HandDealt and not self.dealt(seq):

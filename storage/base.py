@@ -483,27 +483,27 @@ class EventStore(ABC):
         #: the game's last hash so far, as the ASCII bytes of its hex (what the next link hashes)
         last_b = _GENESIS_B
         type_name = _TYPE_NAME_OF.get
-        last_at = last_cmd = ""
+        at = cmd = ""  # the row's recorded time and command id (a stored None: the previous row's)
         link_digest = scan_link_digest()
         # the last stored time in microseconds and its text (the rows of one append share it)
         at_us: int | None = None
         at_us_text = ""
         with self._reading():
             for game_id, seq, type_, data, stored_hash, prev_hash, chain, stored_at, stored_cmd in self._chain_rows(only):
-                if game_id != current:
-                    last_at = last_cmd = ""
+                new_game = game_id != current
+                if new_game:
+                    at = cmd = ""
                 # None: the value of the game's previous row; bytes and numbers: see ChainRow
                 if stored_at is not None:
                     if type(stored_at) is int:
                         if stored_at != at_us:
                             at_us, at_us_text = stored_at, at_text(stored_at)
-                        last_at = at_us_text
+                        at = at_us_text
                     else:
-                        last_at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
+                        at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
                 if stored_cmd is not None:
-                    last_cmd = stored_cmd
-                at, cmd = last_at, last_cmd
-                if game_id != current:
+                    cmd = stored_cmd
+                if new_game:
                     if current is not None:
                         yield self._finish_verified(current, events, ok, want - 1)
                     current, events, ok, want = game_id, [], True, 1
