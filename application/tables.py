@@ -422,12 +422,13 @@ class Tables:
             loaded += 1
         return loaded
 
-    def seat_of(self, table_id: str, token: str | None) -> str:
-        """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise."""
+    def seat_of(self, table_id: str, token: str | None, hashed: str | None = None) -> str:
+        """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise.
+        ``hashed``: the token's :func:`~tonk.storage.seats.token_hash`, when the caller has it."""
         self.table(table_id)
         if not token:
             raise BadToken("this route needs the seat's token (Authorization: Bearer TOKEN)")
-        key = (table_id, token_hash(token))
+        key = (table_id, hashed or token_hash(token))
         seat = self._seat_of.get(key)  # a token's seat never changes (tokens are only ever added)
         if seat is None:
             seat = self.seats.seat_for(table_id, token)

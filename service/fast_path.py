@@ -90,16 +90,17 @@ def _same_origin(scope: Scope, headers: dict[str, str]) -> bool:
     return sent is not None and sent == normal_origin(scope.get("scheme", "http"), headers.get("host", ""))
 
 
-def _seat(state: Any, table_id: str, headers: dict[str, str]) -> tuple[str, str] | None:
-    """(token, seat) of a request with a seat's token, or ``None``."""
+def _seat(state: Any, table_id: str, headers: dict[str, str]) -> tuple[str, str, str] | None:
+    """(token, seat, the token's hash: its rate-limit key) of a request with a seat's token, or ``None``."""
     token = bearer_token(headers)
     if token is None:
         return None
+    key = token_hash(token)
     try:
-        seat = state.tables.seat_of(table_id, token)
+        seat = state.tables.seat_of(table_id, token, key)
     except Exception:
         return None
-    return token, seat
+    return token, seat, key
 
 
 def _view(state: Any, table_id: str, scope: Scope, headers: dict[str, str]) -> bytes | None:
@@ -109,14 +110,14 @@ def _view(state: Any, table_id: str, scope: Scope, headers: dict[str, str]) -> b
     found = _seat(state, table_id, headers)
     if found is None:
         return None
-    token, seat = found
+    token, seat, key = found
     tables = state.tables
     try:
         table = tables.table(table_id)
         if table.game.state.game_over or table.waiting:
             return None
         view = tables.view(table_id, seat, token)
-        state.limiter.check(token_hash(token))  # last: a refused request is the route's to answer
+        state.limiter.check(key)  # last: a refused request is the route's to answer
     except Exception:
         return None
     return msgspec.json.encode(view, enc_hook=default_serializer)
@@ -181,8 +182,7 @@ async def _command(state: Any, table_id: str, scope: Scope, headers: dict[str, s
     found = _seat(state, table_id, headers)
     if found is None:
         return None, receive
-    token, seat = found
-    key = token_hash(token)
+    token, seat, key = found
     try:
         state.limiter.check(key)
     except Exception:
