@@ -422,12 +422,13 @@ class Tables:
             loaded += 1
         return loaded
 
-    def seat_of(self, table_id: str, token: str | None) -> str:
-        """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise."""
+    def seat_of(self, table_id: str, token: str | None, hashed: str | None = None) -> str:
+        """The seat a token belongs to (or :data:`HOST`); :class:`BadToken` otherwise.
+        ``hashed``: the token's :func:`~tonk.storage.seats.token_hash`, when the caller has it."""
         self.table(table_id)
         if not token:
             raise BadToken("this route needs the seat's token (Authorization: Bearer TOKEN)")
-        key = (table_id, token_hash(token))
+        key = (table_id, hashed or token_hash(token))
         seat = self._seat_of.get(key)  # a token's seat never changes (tokens are only ever added)
         if seat is None:
             seat = self.seats.seat_for(table_id, token)
@@ -463,7 +464,7 @@ class Tables:
             turn_timer=table.settings.turn_timer,
             bots=dict(table.settings.bots),
             view=player_view(state, seat),
-            legal=[msgspec.to_builtins(c) for c in legal],
+            legal=msgspec.to_builtins(legal),
             last_hand=_last_hand(table, seat),
             commitment=_commitment(table),
             rematch=rematch,
@@ -667,13 +668,17 @@ class Tables:
         return self._result(table, seat, command_id, seqs)
 
     def _result(self, table: Table, seat: str, command_id: str, seqs: tuple[int, int]) -> CommandResult:
+        """The answer to a command: its events and those after it (the bots', the next deal),
+        each as :meth:`item` gives it to ``seat``, as plain data (what ``msgspec.to_builtins``
+        makes of a :class:`StreamItem`, without making one: its event and deal are plain data)."""
         first, last = seqs
-        return CommandResult(
-            table=table.id,
-            command_id=command_id,
-            version=last,
-            events=[msgspec.to_builtins(self.item(table, s, seat)) for s in range(first, last + 1)],
-        )
+        events, hashes = table.game.events, table.hashes
+        items = []
+        for s in range(first, last + 1):
+            e = events[s - 1]
+            deal = _revealed_deal(events, s, seat) if type(e) is HandEnded else None
+            items.append({"seq": s, "hash": hashes[s - 1], "event": event_view(e, seat), "deal": deal})
+        return CommandResult(table=table.id, command_id=command_id, version=last, events=items)
 
     def _stage(self, table: Table, events: list[Event]) -> None:
         """Apply events to the cached fold and keep them for the batch's one append (their

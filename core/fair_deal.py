@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from .cards import STANDARD_DECK
@@ -31,8 +32,10 @@ CLIENT_SEED_MIN_BYTES = 16
 CLIENT_SEED_MAX_BYTES = 64
 #: every card a deck of this scheme may hold, in the scheme's starting order
 CANONICAL_ORDER: tuple[str, ...] = STANDARD_DECK + ("X1", "X2")
-_HEX = frozenset("0123456789abcdef")
+_HEX = "0123456789abcdef"
 _WORD = 2**32
+#: a SHA-256 block read as eight 4-byte big-endian words
+_BLOCK_WORDS = struct.Struct(">8I")
 
 
 def new_server_seed() -> str:
@@ -51,7 +54,7 @@ def seed_hash(server_seed_hex: str) -> str:
 
 
 def is_lower_hex(text: object) -> bool:
-    return isinstance(text, str) and len(text) % 2 == 0 and all(c in _HEX for c in text)
+    return isinstance(text, str) and len(text) % 2 == 0 and not text.strip(_HEX)  # nothing but those characters
 
 
 def is_server_seed(text: object) -> bool:
@@ -96,9 +99,7 @@ def words(key: bytes) -> Iterator[int]:
     """Step 3: the stream ``SHA-256(key || counter)`` read as 4-byte big-endian words."""
     counter = 0
     while True:
-        block = hashlib.sha256(key + counter.to_bytes(4, "big")).digest()
-        for k in range(0, 32, 4):
-            yield int.from_bytes(block[k : k + 4], "big")
+        yield from _BLOCK_WORDS.unpack(hashlib.sha256(key + counter.to_bytes(4, "big")).digest())
         counter += 1
 
 

@@ -17,9 +17,9 @@ The plain case, and nothing else: the path is exactly ``/tables/{id}/view`` (GET
 its query string is empty (or ``view=true`` / ``view=false`` on a command); ``Authorization``,
 ``Origin``, ``Host``, ``Content-Type`` and ``Content-Length`` come at most once each; an
 ``Origin``, when sent, is the server's own (``.same_origin``); a command's body is
-``application/json``, within ``--max-body``, within the safe reader's limits
-(``.request_body``) and exactly a ``CommandRequest``; the token is a seat's of the table; the
-seat's ``--rate`` bucket takes the request; a view is of a table in play (not one that waits
+``application/json``, within ``--max-body``, exactly a ``CommandRequest`` (decoded straight
+into it: a body the safe reader of ``.request_body`` would refuse is never answered here);
+the token is a seat's of the table; the seat's ``--rate`` bucket takes the request; a view is of a table in play (not one that waits
 for its seats or has ended: those views may record a rematch token); the table answers
 without an error.
 
@@ -43,11 +43,12 @@ from litestar.serialization import default_serializer
 from litestar.types import HTTPScope, Receive, ReceiveMessage, Scope, Send
 
 from ..application.table_types import CommandResult
+from ..core.safe_json import MAX_INT_DIGITS
 from ..storage.seats import token_hash
 from .auth import bearer_token
 from .errors import answer_not_durable
 from .group_sync import Durability, SyncFailed
-from .request_body import CommandRequest, decode_body
+from .request_body import CommandRequest
 from .same_origin import normal_origin
 
 #: the two paths, as Litestar's router would match them (a path it would normalise first,
@@ -55,6 +56,13 @@ from .same_origin import normal_origin
 _PATH = re.compile(r"/tables/([^/]+)/(view|commands)\Z")
 
 _COMMAND_QUERIES = {b"": False, b"view=false": False, b"view=true": True}
+
+#: a command's body decoded straight into its struct (strict, unknown fields refused, the last of
+#: a repeated key kept, as the route's safe reader and conversion do); a body it refuses, or whose
+#: version has more digits than the safe reader takes, goes to the route, which reads it with the
+#: safe reader (``.request_body``) and answers as always
+_COMMAND = msgspec.json.Decoder(CommandRequest)
+_INT_LIMIT = 10**MAX_INT_DIGITS
 _SINGLE = frozenset({b"authorization", b"origin", b"host", b"content-type", b"content-length"})
 
 
@@ -82,16 +90,17 @@ def _same_origin(scope: Scope, headers: dict[str, str]) -> bool:
     return sent is not None and sent == normal_origin(scope.get("scheme", "http"), headers.get("host", ""))
 
 
-def _seat(state: Any, table_id: str, headers: dict[str, str]) -> tuple[str, str] | None:
-    """(token, seat) of a request with a seat's token, or ``None``."""
+def _seat(state: Any, table_id: str, headers: dict[str, str]) -> tuple[str, str, str] | None:
+    """(token, seat, the token's hash: its rate-limit key) of a request with a seat's token, or ``None``."""
     token = bearer_token(headers)
     if token is None:
         return None
+    key = token_hash(token)
     try:
-        seat = state.tables.seat_of(table_id, token)
+        seat = state.tables.seat_of(table_id, token, key)
     except Exception:
         return None
-    return token, seat
+    return token, seat, key
 
 
 def _view(state: Any, table_id: str, scope: Scope, headers: dict[str, str]) -> bytes | None:
@@ -101,14 +110,14 @@ def _view(state: Any, table_id: str, scope: Scope, headers: dict[str, str]) -> b
     found = _seat(state, table_id, headers)
     if found is None:
         return None
-    token, seat = found
+    token, seat, key = found
     tables = state.tables
     try:
         table = tables.table(table_id)
         if table.game.state.game_over or table.waiting:
             return None
         view = tables.view(table_id, seat, token)
-        state.limiter.check(token_hash(token))  # last: a refused request is the route's to answer
+        state.limiter.check(key)  # last: a refused request is the route's to answer
     except Exception:
         return None
     return msgspec.json.encode(view, enc_hook=default_serializer)
@@ -165,14 +174,15 @@ async def _command(state: Any, table_id: str, scope: Scope, headers: dict[str, s
     if len(body) != length:
         return None, receive
     try:
-        data = msgspec.convert(decode_body("", body), CommandRequest, strict=True)
+        data = _COMMAND.decode(body)
     except Exception:
+        return None, receive
+    if not -_INT_LIMIT < data.version < _INT_LIMIT:  # the safe reader refuses such an integer (a 400)
         return None, receive
     found = _seat(state, table_id, headers)
     if found is None:
         return None, receive
-    token, seat = found
-    key = token_hash(token)
+    token, seat, key = found
     try:
         state.limiter.check(key)
     except Exception:

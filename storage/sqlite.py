@@ -58,16 +58,44 @@ class KnownRows:
     number.  Each write transaction reads ``PRAGMA data_version`` under the lock first (it
     changes when another connection has committed since this one's last transaction, never for
     this one's own commits): changed, everything is forgotten; a transaction that fails forgets
-    everything too.  An append then reads only whether its command id is recorded."""
+    everything too.  An append then reads only whether its command id is recorded, and not even
+    that for a game whose first rows this connection wrote: every command id of such a game is
+    known (:attr:`commands`, up to :data:`COMMAND_IDS` of them; past that, asked again)."""
+
+    #: the most command ids kept of one game (a longer game's are read from the store again)
+    COMMAND_IDS = 4096
 
     def __init__(self) -> None:
         self.mark: int | None = None
         self.position: int | None = None
         self.games: dict[str, tuple[LastRow | None, tuple[Any, ...] | None, int | None]] = {}
+        # game id -> every command id of the game (its first rows were written here, and only
+        # this connection has written since: the games' rows say which ids are recorded)
+        self.commands: dict[str, set[str]] = {}
 
     def forget(self) -> None:
         self.mark = self.position = None
         self.games = {}
+        self.commands = {}
+
+    def recorded(self, game_id: str, command_id: str) -> bool | None:
+        """Whether ``command_id`` is recorded for the game, when every id of it is known; else None."""
+        ids = self.commands.get(game_id)
+        return None if ids is None else command_id in ids
+
+    def inserted(self, rows: list[EventRow]) -> None:
+        """One game's rows were inserted in this transaction: their command ids are recorded."""
+        game_id = rows[0][0]
+        ids = self.commands.get(game_id)
+        if ids is None:
+            if rows[0][1] != 1:
+                return  # a game with rows before these: its other ids are not known here
+            if len(self.commands) >= 4096:
+                self.commands = {}
+            ids = self.commands[game_id] = set()
+        ids.update(r[7] for r in rows if r[7])
+        if len(ids) > self.COMMAND_IDS:
+            del self.commands[game_id]
 
     def begin(self, conn: sqlite3.Connection) -> None:
         """Called first in each write transaction, under the lock."""
@@ -83,6 +111,7 @@ class KnownRows:
         """What is known now of ``game_id`` (``None``: what was known stays)."""
         if len(self.games) >= 4096 and game_id not in self.games:
             self.games = {}
+            self.commands = {}
         had = self.game(game_id)
         self.games[game_id] = (last or had[0], row or had[1], number or had[2])
 
@@ -97,7 +126,12 @@ class SqliteTransaction:
         self.written: list[str] = []  # the games inserted into, in order
 
     def command_seen(self, game_id: str, command_id: str) -> bool:
-        return self._conn.execute(q.BY_COMMAND, (game_id, command_id)).fetchone() is not None
+        known = self._known.recorded(game_id, command_id)
+        if known is not None:
+            return known
+        return self._conn.execute(self._q_by_command, (game_id, command_id)).fetchone() is not None
+
+    _q_by_command = q.BY_COMMAND
 
     def last(self, game_id: str) -> LastRow | None:
         known = self._known.game(game_id)[0]
@@ -136,6 +170,7 @@ class SqliteTransaction:
         last = rows[-1]
         self.written.append(last[0])
         self._known.note(last[0], last=(last[1], last[5], last[2]), row=tuple(game_row), number=number)
+        self._known.inserted(rows)
         self._known.position = last[8]
 
     def scan(self) -> Iterable[ProjectionRow]:
@@ -151,9 +186,7 @@ class LeanTransaction(SqliteTransaction):
     """A write transaction on a store of the lean layout (:mod:`.sqlite_layout`)."""
 
     _q_last_position = lean.LAST_POSITION
-
-    def command_seen(self, game_id: str, command_id: str) -> bool:
-        return self._conn.execute(lean.BY_COMMAND, (game_id, command_id)).fetchone() is not None
+    _q_by_command = lean.BY_COMMAND
 
     def last(self, game_id: str) -> LastRow | None:
         known = self._known.game(game_id)[0]

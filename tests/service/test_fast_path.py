@@ -6,6 +6,7 @@ token's rate limit, not twice."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -172,3 +173,29 @@ def test_paths_the_router_normalises_reach_the_router(client: TestClient, routed
     assert routed == [f"/tables/{table}/view/"]
     assert client.get(f"/tables/{table}/view", headers={**auth(tokens["ann"]), "Host": "bad host"}).status_code == 400  # the router's host check
     assert len(routed) == 2
+
+
+def test_a_command_body_is_read_as_the_routes_safe_reader_reads_it(client: TestClient, routed: list[str]):
+    """The fast answer decodes a command's body straight into its struct: a repeated key is
+    read as the safe reader reads it (the last one), and a body the safe reader refuses (an
+    integer of more than 30 digits) is the route's 400 even when its command id was applied."""
+    table, tokens = _table(client)
+    seat, view = _mover(client, table, tokens)
+    body = command_body(view["legal"][0], view["version"])
+    path = f"/tables/{table}/commands?view=true"
+    raw = json.dumps(body)
+    twice = '{"command_id": "not this one", ' + raw[1:]  # the id sent first is overridden by the body's own
+    routed.clear()
+    fast = client.post(path, headers={**auth(tokens[seat]), "Content-Type": "application/json"}, content=twice.encode())
+    assert fast.status_code == 200, fast.text
+    assert routed == [] and fast.json()["command_id"] == body["command_id"]
+    slow = client.post(f"/tables/{table}/commands?view=1", headers={**auth(tokens[seat]), "Content-Type": "application/json"}, content=twice.encode())
+    _same(fast, slow)
+    huge = json.dumps({**body, "version": 10**30}).encode()  # 31 digits: outside the safe reader's limits
+    r = client.post(path, headers={**auth(tokens[seat]), "Content-Type": "application/json"}, content=huge)
+    assert r.status_code == 400 and "digits" in r.json()["error"]["message"], r.text
+    assert routed == [f"/tables/{table}/commands?view=1", path]
+    edge = json.dumps({**body, "version": 10**30 - 1}).encode()  # 30 digits: read, a retry of the applied command
+    again = client.post(path, headers={**auth(tokens[seat]), "Content-Type": "application/json"}, content=edge)
+    assert len(routed) == 2  # answered here
+    _same(again, slow)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from hashlib import sha256
+from typing import Any, Callable
 
 import msgspec
 import pytest
@@ -340,20 +341,49 @@ def test_the_hashes_after_an_append_are_its_own_not_read_back(db, play, monkeypa
         assert store.hashes_after(g.game_id, cut) == stored[cut:] and reads == [(g.game_id, cut)]
 
 
+def _reads(store: Any, append: Callable[[], Any]) -> list[str]:
+    """The reads (``SELECT``, ``PRAGMA``) ``append()`` makes on ``store``'s connection."""
+    statements: list[str] = []
+    store._conn.set_trace_callback(statements.append)
+    try:
+        append()
+    finally:
+        store._conn.set_trace_callback(None)
+    return [s.split(" FROM ")[0] for s in statements if s.lstrip().upper().startswith(("SELECT", "PRAGMA"))]
+
+
 def test_an_append_after_this_connections_own_reads_only_whether_its_command_id_is_recorded(db, play):
     """What a write transaction read or wrote (the game's last row, its ``games`` row and
     number, the last position) is known to the next while no other connection commits: an
-    append then reads only its command id (and ``PRAGMA data_version``) before it writes."""
+    append then reads only its command id (and ``PRAGMA data_version``) before it writes, and
+    not even that for a game whose first rows this connection wrote (its command ids are known:
+    a recorded one is still a no-op)."""
     g = play(13, hands=2)
     with EventStore.open(db) as store:
         store.append(g.game_id, g.events[:5], 0, command_id="c0")
-        statements: list[str] = []
-        store._conn.set_trace_callback(statements.append)
-        store.append(g.game_id, g.events[5:8], 5, command_id="c1")
-        store._conn.set_trace_callback(None)
-        reads = [s.split(" FROM ")[0] for s in statements if s.lstrip().upper().startswith(("SELECT", "PRAGMA"))]
-        assert reads == ["PRAGMA data_version", "SELECT 1"], statements
+        assert _reads(store, lambda: store.append(g.game_id, g.events[5:8], 5, command_id="c1")) == ["PRAGMA data_version"]
+        assert store.append(g.game_id, g.events[8:9], 8, command_id="c0") == 8  # recorded: nothing appended
+        assert store.append(g.game_id, g.events[8:9], 8, command_id="c1") == 8
         assert store.read(g.game_id) == g.events[:8] and store.verify() == []
+    with EventStore.open(db) as store:  # a game this connection did not start: its ids are read
+        store.append(g.game_id, g.events[8:9], 8, command_id="c2")
+        reads = _reads(store, lambda: store.append(g.game_id, g.events[9:10], 9, command_id="c3"))
+        assert reads == ["PRAGMA data_version", "SELECT 1"], reads
+        assert store.append(g.game_id, g.events[10:11], 10, command_id="c1") == 10  # recorded before: nothing appended
+        assert store.read(g.game_id) == g.events[:10] and store.verify() == []
+
+
+def test_a_command_id_another_connection_records_is_seen(db, play):
+    """The command ids a connection knows of a game it started are forgotten once another
+    connection commits: an id that one recorded makes this connection's append a no-op."""
+    g = play(16, hands=2)
+    with EventStore.open(db) as a, EventStore.open(db) as b:
+        a.append(g.game_id, g.events[:5], 0, command_id="c0")
+        b.append(g.game_id, g.events[5:7], 5, command_id="theirs")
+        assert a.append(g.game_id, g.events[7:9], 7, command_id="theirs") == 7  # b's: nothing appended
+        assert a.append(g.game_id, g.events[7:9], 7, command_id="c0") == 7
+        assert a.append(g.game_id, g.events[7:9], 7, command_id="mine") == 9
+        assert b.read(g.game_id) == g.events[:9] and b.verify() == []
 
 
 def test_another_connections_commit_makes_this_one_read_again_what_it_knew(db, play):
