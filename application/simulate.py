@@ -299,9 +299,7 @@ def play_game(
         evs = _decide(state, DealHand(deck=shuffle_deck(base_deck, deck_rng)), ruleset)
         for e in evs:
             _evolve(state, e)
-        if extend is None:
-            dropped += len(evs)
-        else:
+        if extend is not None:
             extend(evs)
         actions = 0
         while state.in_hand:
@@ -311,9 +309,7 @@ def play_game(
             evs = _decide(state, cmd, ruleset)
             for e in evs:
                 _evolve(state, e)
-            if extend is None:
-                dropped += len(evs)
-            else:
+            if extend is not None:
                 extend(evs)
             actions += 1
             if actions > MAX_ACTIONS_PER_HAND:
@@ -321,6 +317,8 @@ def play_game(
                     f"hand {state.hand_no} of game {index} ran past {MAX_ACTIONS_PER_HAND} actions "
                     "(set the option max_turns_per_hand to cap hands)"
                 )
+        if extend is None:  # the hand's events, counted once it is over: the fold logs each
+            dropped += len(state.hand_log)  # event of a hand in hand_log, its deal to its hand_ended
         if tally is not None and state.last_ending is not None:  # the hand just ended
             ended_hands.append((state.last_ending, actions, state.turn_no, list(map(sub, state.net.values(), before))))
     game.end("simulation complete")
