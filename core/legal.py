@@ -136,11 +136,15 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         # start of a turn: the turn-start commands that their verify functions accept.
         # Without veto hooks those read nothing of the position but that no card was drawn
         # yet and whether the discard pile holds a card, so their answers are kept per
-        # player and that fact (the tests compare every list with decide's verdicts)
-        key = (p, not state.discard)
-        legal = ruleset.turn_start_legal.get(key)
+        # player and that fact (the tests compare every list with decide's verdicts): a pair
+        # per player, indexed by whether the pile is empty (no tuple key to build and hash)
+        pair = ruleset.turn_start_legal.get(p)
+        if pair is None:
+            pair = ruleset.turn_start_legal[p] = [None, None]
+        empty = not state.discard
+        legal = pair[empty]
         if legal is None:
-            legal = ruleset.turn_start_legal[key] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
+            legal = pair[empty] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
         return list(legal)
     hand = state.hands[p]
     out: list = []
