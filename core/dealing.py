@@ -53,14 +53,34 @@ def deal(
     return (hands, discard, deck[pos:])
 
 
+#: the last deck cut from, its order and its cards that can be cut (``cut_cards``)
+_last_cut: tuple[tuple[str, ...], dict[str, int], list[str]] | None = None
+
+
+def cut_cards(deck: tuple[str, ...], order_of: dict[str, int]) -> list[str]:
+    """The cards of ``deck`` a cut can show, in deck order: those with a rank order (a
+    joker has none).  The last answer is kept for the same deck and order (the same
+    objects: a deck is a tuple, and the order, ``cards.ORDER_OF``, is never changed), so a
+    simulation's games do not sift the ruleset's deck again each (about a third of a
+    game's start)."""
+    global _last_cut
+    last = _last_cut
+    if last is not None and last[0] is deck and last[1] is order_of:
+        return last[2]
+    cards = [c for c in deck if order_of.get(c, 0) > 0]
+    _last_cut = (deck, order_of, cards)
+    return cards
+
+
 def cut_for_dealer(players: tuple[str, ...], deck: tuple[str, ...], seed: int | str, order_of: dict[str, int]) -> tuple[str, tuple[tuple[str, ...], ...]]:
     """Choose the first dealer by a cut (A3.1, B-20): each player gets a card, the highest
     deals, ace low; players tied for highest cut again.  Returns (dealer, the cuts made)."""
     rng = random.Random(f"cut:{seed}")
     contenders = list(players)
     cuts: list[tuple[str, ...]] = []
+    cuttable = cut_cards(deck, order_of)  # sampled from, never changed
     while True:
-        cards = rng.sample([c for c in deck if order_of.get(c, 0) > 0], len(contenders))
+        cards = rng.sample(cuttable, len(contenders))
         cuts.append(tuple(cards))
         best = max(order_of[c] for c in cards)
         top = [p for p, c in zip(contenders, cards) if order_of[c] == best]

@@ -43,7 +43,10 @@ class Game:
         self.ruleset = ruleset
         self.events: list[Event] = []
         self.state = State()
-        self._rng = random.Random(seed)
+        # the source of Game.deal's shuffle seeds, made at the first deal that needs one
+        # (seeding a Mersenne Twister costs about a fifth of Game.new, and a simulation or
+        # a served table gives every deal its deck or seed)
+        self._rng: random.Random | None = None
         self._seed = seed
         self._secret_seed = secret_seed
         for e in events:
@@ -143,7 +146,7 @@ class Game:
         g.ruleset = ruleset  # type: ignore[assignment]
         g.events = []
         g.state = State()
-        g._rng = random.Random()
+        g._rng = None
         g._seed, g._secret_seed = None, False
         for e in events:
             g._apply(e)
@@ -200,6 +203,8 @@ class Game:
         if deck is not None:
             return self.play(DealHand(deck=tuple(parse_cards(deck))))
         if seed is None:
+            if self._rng is None:
+                self._rng = random.Random(self._seed)  # Random(None): seeded from the OS, as replay's was
             seed = self._rng.getrandbits(63)
         return self.play(DealHand(seed=seed))
 

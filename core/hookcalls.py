@@ -102,5 +102,8 @@ def _one(fn: HookCall, idx: tuple[int, ...], n: int) -> HookCall:
     if len(idx) == 1:
         (i,) = idx
         return lambda *args: fn(args[i])
+    if len(idx) == 2:  # e.g. tonk_settle(ending, ruleset), once a hand: two subscripts cost
+        i, j = idx  # about a third less than the itemgetter's tuple and the star call
+        return lambda *args: fn(args[i], args[j])
     pick = itemgetter(*idx)  # a tuple of the arguments taken
     return lambda *args: fn(*pick(args))

@@ -26,13 +26,13 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Mapping
 
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .turn import can, decide, verify_hit, verify_knock, verify_lay_spread
 from .errors import IllegalAction
 from .ruleset import Ruleset
-from .spreads import SpreadShape, natural_hit_fits, natural_spread_possible
+from .spreads import natural_hit_fits, natural_spread_possible
 from .state import State
 
 
@@ -136,11 +136,15 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         # start of a turn: the turn-start commands that their verify functions accept.
         # Without veto hooks those read nothing of the position but that no card was drawn
         # yet and whether the discard pile holds a card, so their answers are kept per
-        # player and that fact (the tests compare every list with decide's verdicts)
-        key = (p, not state.discard)
-        legal = ruleset.turn_start_legal.get(key)
+        # player and that fact (the tests compare every list with decide's verdicts): a pair
+        # per player, indexed by whether the pile is empty (no tuple key to build and hash)
+        pair = ruleset.turn_start_legal.get(p)
+        if pair is None:
+            pair = ruleset.turn_start_legal[p] = [None, None]
+        empty = not state.discard
+        legal = pair[empty]
         if legal is None:
-            legal = ruleset.turn_start_legal[key] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
+            legal = pair[empty] = tuple(c for c in turn_start_commands(p) if can(state, c, ruleset))
         return list(legal)
     hand = state.hands[p]
     out: list = []
@@ -148,16 +152,13 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
         knock = Knock(p)
         if _accepts(verify_knock, state, knock, ruleset):
             out.append(knock)
-    candidates: Iterable[SpreadShape]
-    if ruleset.natural_spreads and not natural_spread_possible(hand):
-        candidates = ()  # the base game's candidates would be empty: the hook is not asked
-    else:
-        candidates = ruleset.spread_candidates(hand)
-    for shape in candidates:
-        cards = tuple(shape.cards)
-        lay = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
-        if _accepts(verify_lay_spread, state, lay, ruleset):
-            out.append(lay)
+    # the base game's candidates are empty when no spread is possible: the hook is not asked
+    if not ruleset.natural_spreads or natural_spread_possible(hand):
+        for shape in ruleset.spread_candidates(hand):
+            cards = tuple(shape.cards)
+            lay = LaySpread(p, cards, dict(shape.jokers_as)) if shape.jokers_as else LaySpread(p, cards)
+            if _accepts(verify_lay_spread, state, lay, ruleset):
+                out.append(lay)
     distinct = dict.fromkeys(hand)
     if state.table:
         hit_options = ruleset.hit_options

@@ -247,9 +247,10 @@ class Ruleset:
         self.natural_spreads = self._base_alone("tonk_spread_candidates")
         self.natural_hits = self._base_alone("tonk_check_hit") and self._base_alone("tonk_hit_options")
         self.max_turns: int = int(self.options.get("max_turns_per_hand", 0))
-        #: the legal turn-start commands by (player, discard pile empty), kept by :mod:`tonk.core.legal`
-        #: (without veto hooks they depend on nothing else)
-        self.turn_start_legal: dict[tuple[str, bool], tuple[PlayerCommand, ...]] = {}
+        #: the legal turn-start commands by player, then by whether the discard pile is empty
+        #: (``[pile holds a card, pile empty]``), kept by :mod:`tonk.core.legal` (without veto
+        #: hooks they depend on nothing else)
+        self.turn_start_legal: dict[str, list[tuple[PlayerCommand, ...] | None]] = {}
         if not self.allow_conflicts:
             self._refuse_contradicting_answers()
         self._check_capacity()

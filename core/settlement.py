@@ -90,10 +90,9 @@ def settle_caught(knocker: str, seats: tuple[str, ...], totals: dict[str, int], 
 
     The catchers are the others at or below the knocker; the lowest of the others are
     found by :func:`lowest`."""
-    others = []
-    for p in seats:
-        if p != knocker:
-            others.append(p)
+    others = list(seats)  # the seats but the knocker (each seat is there once), in seat order
+    if knocker in others:
+        others.remove(knocker)
     low = lowest(others, totals)
     ledger: list[Payment] = []
     if scheme in ("pagat", "double_to_catchers_only", "double_flat", "pagat_without_knocker_base"):

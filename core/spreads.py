@@ -109,8 +109,12 @@ def check_natural_hit(kind: str, spread_cards: tuple[str, ...] | list[str], card
 # field per rank order (a natural card adds 1 << (rank order * 4)): a rank held three or
 # four times shows as a field with its 4-bit or both its 2-bit and 1-bit set (a count of 3
 # to 7; a deck of distinct cards gives at most 4, so no field overflows into the next).
+# Both in one number per card (_SPREAD_BITS): the counts in bits 0-63, the run bits from
+# bit 64 on, so a hand is one addition per card (the counts never carry into bit 64: the
+# rank fields are 1-13 of 16, each at most 4).
 _RUN_BIT = {c: 1 << (SUITS.index(SUIT_OF[c]) * 16 + ORDER_OF[c]) for c in STANDARD_DECK}
 _RANK_COUNT = {c: 1 << (ORDER_OF[c] * 4) for c in STANDARD_DECK}
+_SPREAD_BITS = {c: (_RUN_BIT[c] << 64) | _RANK_COUNT[c] for c in STANDARD_DECK}
 _NIBBLE_LOW = sum(1 << (4 * i) for i in range(16))
 
 
@@ -119,17 +123,18 @@ def natural_spread_possible(hand: list[str]) -> bool:
     cards of one rank (A8.2, A8.3), answered on bit masks without grouping the cards.  A
     hand with any other card (a joker) is always worth asking about.  The candidates'
     generator below asks it first (most hands hold no spread)."""
-    runs = counts = 0
-    try:  # one plain loop for both sums (cheaper than two sum(map(...)) over a slot wrapper)
+    bits = 0
+    try:  # one plain loop, one addition a card (cheaper than sum(map(...)) or two sums)
         for c in hand:
-            runs += _RUN_BIT[c]
-            counts += _RANK_COUNT[c]
-    except KeyError:  # both tables have the same keys: the natural cards
+            bits += _SPREAD_BITS[c]
+    except KeyError:  # the table's keys are the natural cards
         return True
+    runs = bits >> 64
     if runs & (runs >> 1) & (runs >> 2):
         return True
-    # a field >= 3: its 4-bit set, or its 2-bit and its 1-bit
-    return bool(((counts >> 2) | ((counts >> 1) & counts)) & _NIBBLE_LOW)
+    # a rank field >= 3: its 4-bit set, or its 2-bit and its 1-bit (the mask keeps the
+    # fields' low bits, which only bits 0-62 reach: the run bits play no part)
+    return bool(((bits >> 2) | ((bits >> 1) & bits)) & _NIBBLE_LOW)
 
 
 def natural_spread_candidates(hand: list[str]) -> list[SpreadShape]:

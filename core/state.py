@@ -232,7 +232,7 @@ def evolve(state: State, event: Event) -> State:
 
     The hot path: events are told apart by ``type(event) is X`` written out (mypy narrows
     ``event`` by it; faster here than ``match``, ``isinstance`` or a table of handlers), the
-    commonest first.  A draw and a discard, most of any log, are applied here; every other
+    commonest first.  A draw, a discard (most of any log) and a hand's end are applied here; every other
     event by the step named after it.  An event is logged in ``hand_log`` while a hand is in
     play, and so is the ``hand_ended`` that closes it."""
     if type(event) is CardDrawn:
@@ -255,8 +255,11 @@ def evolve(state: State, event: Event) -> State:
             state.turn_hits = 0
             state.turn_spreads = []
             state.turn_no += 1
-    elif type(event) is HandEnded:
-        _end_hand(state, event)
+    elif type(event) is HandEnded:  # the hand is over (written out here: once a hand)
+        state.in_hand = False
+        state.last_ending = event
+        add_ledger(state.net, event.ledger)
+        state.dealer = event.next_dealer
         state.hand_log.append(event)
         return state
     elif type(event) is HandDealt:
@@ -294,13 +297,6 @@ def _hit(state: State, event: CardHit) -> None:
     s.cards = event.cards
     s.jokers_as = dict(event.jokers_as)
     state.turn_hits += 1
-
-
-def _end_hand(state: State, event: HandEnded) -> None:
-    state.in_hand = False
-    state.last_ending = event
-    add_ledger(state.net, event.ledger)
-    state.dealer = event.next_dealer
 
 
 def _deal(state: State, event: HandDealt) -> None:

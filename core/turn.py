@@ -54,8 +54,9 @@ def totals_of(state: State, ruleset: Ruleset, hands: dict[str, list[str]] | None
 def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, list[str]]) -> HandEnded:
     """The ``hand_ended`` event for an ending: totals, ledger, next dealer (B-21: always to the left)."""
     ledger = ruleset.hooks.tonk_settle(ending, state, ruleset) or ()
+    players = state.players
     final: dict[str, tuple[str, ...]] = {}  # a plain loop (cheaper than a comprehension; once a hand)
-    for p in state.players:
+    for p in players:
         final[p] = tuple(hands[p])
     return HandEnded(
         hand_no=state.hand_no,
@@ -63,7 +64,7 @@ def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, li
         hands=final,
         totals=dict(ending.totals),
         ledger=tuple(ledger),
-        next_dealer=state.left_of(state.dealer),
+        next_dealer=players[(state.seat_of[state.dealer] + 1) % len(players)],  # state.left_of(state.dealer), without the call
         player=ending.player,
         players=tuple(ending.players),
         outcome=ending.outcome,

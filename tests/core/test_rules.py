@@ -86,6 +86,22 @@ def test_a3_1_first_dealer_by_cut_highest_card_ace_low():
         assert started.dealer in g.players
 
 
+def test_a3_1_the_cut_samples_the_decks_cards_that_have_a_rank():
+    """The cut's cards are ``Random("cut:<seed>").sample`` of the deck's cards with a rank
+    (never a joker), whichever deck was cut from before (``cut_cards`` keeps its last answer)."""
+    import random
+
+    from tonk.core.cards import ORDER_OF
+    from tonk.core.dealing import cut_cards, cut_for_dealer
+
+    plain = load_ruleset().deck
+    jokers = load_ruleset(["jokers-wild"], {"joker_value": 15, "jokers": 2}).deck
+    assert [c for c in jokers if c not in cut_cards(jokers, ORDER_OF)] == ["X1", "X2"]
+    for deck in (plain, jokers, jokers, plain):
+        _, cuts = cut_for_dealer(("a", "b", "c"), deck, 7, ORDER_OF)
+        assert cuts[0] == tuple(random.Random("cut:7").sample([c for c in deck if ORDER_OF.get(c, 0) > 0], 3))
+
+
 def test_a3_2_b21_deal_passes_left_every_hand():
     g = Game.new(["a", "b", "c"], dealer="b", seed=3, ruleset=load_ruleset())
     dealers = []

@@ -52,3 +52,24 @@ def test_a_seeded_game_ends_without_a_seed_field_in_its_bytes():
     assert ended.seed == ""
     assert b"seed" not in encode(ended)
     assert encode(ended) == encode(GameEnded(reason="closed", net=dict(ended.net)))
+
+
+def test_a_games_own_shuffle_seeds_are_the_draws_of_its_seed_in_order():
+    """``Game.deal()`` without a deck or a seed takes each hand's shuffle seed from
+    ``random.Random(game seed)``, draw after draw; a hand dealt from a given deck draws none
+    (the source is made at the first deal that needs it: the decks are those of a source
+    made with the game)."""
+    import random
+
+    from tonk.core.dealing import shuffled
+
+    ruleset = load_ruleset()
+    g = Game.new(["ann", "bob", "cy"], ruleset=ruleset, seed=11)
+    source = random.Random(11)
+    g.deal(deck=list(reversed(ruleset.deck)))
+    for _ in range(3):
+        while g.in_hand:
+            g.play(g.legal_actions()[0])
+        g.deal()
+        assert g.state.dealt is not None
+        assert g.state.dealt.deck == tuple(shuffled(ruleset.deck, source.getrandbits(63)))

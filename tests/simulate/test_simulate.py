@@ -338,3 +338,17 @@ def test_a_batch_of_hands_counts_as_each_hand_counted_in_turn(variants, options)
     ends = {ended.end for ended, *_ in hands}
     assert "knock" in ends and len(ends) >= 3  # several kinds of ending were counted
     assert sum(row["wins"] for row in one_by_one.seat) > 0
+
+
+def test_a_game_played_without_keeping_its_events_counts_every_one_it_played():
+    """``keep=False`` counts a hand's events once the hand is over; the count is that of the
+    events a kept game returns, whatever ended its hands (knocks, outs, initial tonks, turn caps)."""
+    config = SimConfig(hands=240, players=3, bots=("random", "greedy"), seed=9, hands_per_game=40, options={"max_turns_per_hand": 6})
+    ruleset = config.check()
+    counted = Tally(3)
+    for index in range(config.games):
+        kept = play_game(config, ruleset, index)
+        before = counted.events
+        assert play_game(config, ruleset, index, counted, keep=False) == []
+        assert counted.events - before == len(kept)
+    assert set(counted.endings) >= {"knock", "turn_cap"}
