@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.bench_bots --hands 300 --workers 1  # a quick look
     .venv/bin/python -m bench.bench_bots --rollouts 96            # another playout budget
     .venv/bin/python -m bench.bench_bots --own-policy 5000        # the bot's own policy alone
-    .venv/bin/python -m bench.bench_bots --paired 500 --seed 11 --set KNOCK_WORLDS=0  # a change, hand by hand
+    .venv/bin/python -m bench.bench_bots --paired 500 --seed 11 --set MIN_GAIN=0.1  # a change, hand by hand
 
 What is measured, exactly:
 

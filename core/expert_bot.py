@@ -24,9 +24,7 @@ The bot is given what any bot is given, its player's :class:`~tonk.core.views.Pl
    ruleset's own hooks, so every house rule that changes play applies), and the hand is
    played out by ``greedy`` players for the other seats and a bolder-knocking greedy
    that keeps its low cards (:class:`BolderGreedy`) for its own; the candidate's value in a world is the bot's
-   net of the hand's ledger.  A knock is settled at once (no playout), so where it
-   wins in some of the worlds it is also settled in :data:`KNOCK_WORLDS` more, its mean
-   taken over all of them and the draws' means steadied by it (:func:`knock_gains`).  The
+   net of the hand's ledger.  A knock is settled at once (no playout).  The
    candidates share their worlds (common random numbers); the choice of
    :class:`BolderGreedy` stands unless a candidate beats it clearly (:func:`better_than`).
 
@@ -80,9 +78,6 @@ CLOSE_SE = 1.5
 MIN_GAIN = 0.05
 #: ... and this many standard errors of the paired differences above zero
 CONFIDENCE = 1.0
-#: a knock weighed at the start of a turn is also settled in this many more worlds (no playout:
-#: cheap), its mean taken over all of them (the draws' means corrected by it: see knock_gains)
-KNOCK_WORLDS = 0
 #: at most this many of a player's past turns are replayed to sample their hand
 MAX_REPLAYED_TURNS = 12
 #: samples drawn for the hand of the player who just played before one is kept regardless
@@ -219,75 +214,50 @@ def _next_spread_no(view: PlayerView) -> int:
     return max(nos, default=0) + 1
 
 
-def better_than(values: list[list[float]], knock: int | None = None, extra: Sequence[float] = ()) -> int:
+def better_than(values: list[list[float]]) -> int:
     """The index of the candidate to play, given each candidate's values world by world
     (the baseline first): the one whose gain over the baseline (paired, world by world) is
     largest among those whose gain is at least :data:`MIN_GAIN` and :data:`CONFIDENCE`
     standard errors above zero; else 0, the baseline.  Playouts are noisy, and a choice
-    made on noise alone is no better than a coin: the baseline choice stands unless beaten.
-    Between a knock (candidate ``knock``) and a draw the gain is :func:`knock_gains`'s where
-    ``extra`` holds the knock's values in more worlds."""
+    made on noise alone is no better than a coin: the baseline choice stands unless beaten."""
+    base = values[0]
     best, best_gain = 0, 0.0
-    for c, (mean, se) in enumerate(_paired_gains(values, knock, extra), start=1):
-        if se < math.inf and mean >= MIN_GAIN and mean > CONFIDENCE * se and mean > best_gain:
+    for c, vals in enumerate(values):
+        if c == 0:
+            continue
+        diffs = [v - b for v, b in zip(vals, base) if not (math.isnan(v) or math.isnan(b))]
+        n = len(diffs)
+        if n < 2:
+            continue
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        se = math.sqrt(var / n)
+        if mean >= MIN_GAIN and mean > CONFIDENCE * se and mean > best_gain:
             best, best_gain = c, mean
     return best
 
 
-def _mean_se(diffs: list[float]) -> tuple[float, float]:
-    n = len(diffs)
-    if n < 2:
-        return 0.0, math.inf
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean, math.sqrt(var / n)
-
-
-def _paired_gains(values: list[list[float]], knock: int | None = None, extra: Sequence[float] = ()) -> list[tuple[float, float]]:
-    """Each candidate's mean gain over the baseline (paired, world by world) and its standard
-    error; between the knock and a draw :func:`knock_gains`'s where ``extra`` has values."""
+def _paired_gains(values: list[list[float]]) -> list[tuple[float, float]]:
+    """Each candidate's mean gain over the baseline (paired, world by world) and its standard error."""
     base = values[0]
     out = []
-    for c, vals in enumerate(values[1:], start=1):
-        if extra and knock is not None and (c == knock or knock == 0):
-            out.append(knock_gains(values[knock], vals if knock == 0 else base, extra, knock_first=c == knock))
+    for vals in values[1:]:
+        diffs = [v - b for v, b in zip(vals, base) if not (math.isnan(v) or math.isnan(b))]
+        n = len(diffs)
+        if n < 2:
+            out.append((0.0, math.inf))
             continue
-        out.append(_mean_se([v - b for v, b in zip(vals, base) if not (math.isnan(v) or math.isnan(b))]))
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        out.append((mean, math.sqrt(var / n)))
     return out
 
 
-def knock_gains(knock: list[float], draw: list[float], extra: Sequence[float], knock_first: bool) -> tuple[float, float]:
-    """The knock's mean gain over a draw (``knock_first``; else the draw's over the knock) and
-    its standard error, from the two's values in the same worlds and the knock's values in
-    ``extra`` more worlds.  The knock's mean is taken over all its worlds; the draw's, over
-    its own, corrected by the knock's (a control variate: the draw's mean less ``b`` times
-    the knock's excess in the shared worlds over all of them, ``b`` the regression of the
-    draw on the knock), so the knock's many cheap worlds also steady the draw's mean."""
-    pairs = [(k, d) for k, d in zip(knock, draw) if not (math.isnan(k) or math.isnan(d))]
-    n = len(pairs)
-    if n < 2:
-        return 0.0, math.inf
-    ks = [k for k, _ in pairs]
-    ds = [d for _, d in pairs]
-    every = ks + [k for k in extra if not math.isnan(k)]
-    mk, md, mall = sum(ks) / n, sum(ds) / n, sum(every) / len(every)
-    var_k = sum((k - mk) ** 2 for k in ks) / (n - 1)
-    cov = sum((k - mk) * (d - md) for k, d in pairs) / (n - 1)
-    b = cov / var_k if var_k > 0 else 0.0
-    resid = [d - b * k for k, d in pairs]
-    mr = sum(resid) / n
-    var_r = sum((r - mr) ** 2 for r in resid) / (n - 1)
-    var_all = sum((k - mall) ** 2 for k in every) / max(1, len(every) - 1)
-    gain = mall - (md - b * (mk - mall))
-    se = math.sqrt(var_r / n + (1 - b) ** 2 * var_all / len(every))
-    return (gain, se) if knock_first else (-gain, se)
-
-
-def is_close(values: list[list[float]], knock: int | None = None, extra: Sequence[float] = ()) -> bool:
+def is_close(values: list[list[float]]) -> bool:
     """Whether more worlds could change the choice: some candidate's gain over the baseline
     is positive but not clearly past the test of :func:`better_than` (within
     ``CLOSE_SE`` standard errors of it)."""
-    for mean, se in _paired_gains(values, knock, extra):
+    for mean, se in _paired_gains(values):
         if mean > 0 and se < math.inf and abs(mean - max(MIN_GAIN, CONFIDENCE * se)) < CLOSE_SE * se:
             return True
     return False
@@ -504,34 +474,14 @@ class ExpertBot:
 
     def _weigh(self, view: PlayerView, candidates: list[Any], rng: random.Random, mem: HandMemory) -> int:
         """The index of the candidate to play (:func:`better_than`), on more worlds while the
-        decision is close (:func:`is_close`, at most :data:`EXTRA_ROUNDS` more sets); a knock
-        is also settled in :data:`KNOCK_WORLDS` more worlds where it wins in some of the first."""
+        decision is close (:func:`is_close`, at most :data:`EXTRA_ROUNDS` more sets)."""
         values = self.evaluate(view, candidates, random.Random(rng.getrandbits(64)), mem)
-        knock = next((i for i, c in enumerate(candidates) if type(c) is Knock), None)
-        extra: list[float] = []
-        if knock is not None and KNOCK_WORLDS > 0 and any(v > 0 for v in values[knock]):
-            extra = self.knock_values(view, candidates[knock], random.Random(rng.getrandbits(64)), mem, KNOCK_WORLDS)
         for _ in range(EXTRA_ROUNDS):
-            if not is_close(values, knock, extra):
+            if not is_close(values):
                 break
             more = self.evaluate(view, candidates, random.Random(rng.getrandbits(64)), mem)
             values = [a + b for a, b in zip(values, more)]
-        return better_than(values, knock, extra)
-
-    def knock_values(self, view: PlayerView, knock: Any, rng: random.Random, mem: HandMemory, count: int) -> list[float]:
-        """The knock's net in ``count`` more sampled worlds (settled at once: no playout)."""
-        me = view.viewer
-        ruleset = self.ruleset
-        out: list[float] = []
-        for state in self.worlds(view, mem, rng, count):
-            try:
-                events = decide(state, knock, ruleset)
-            except IllegalAction:
-                out.append(NAN)
-                continue
-            ended = next((e for e in events if type(e) is HandEnded), None)
-            out.append(float(net_for(me, ended)) if ended is not None else NAN)
-        return out
+        return better_than(values)
 
     def evaluate(self, view: PlayerView, candidates: Sequence[Any], rng: random.Random, mem: HandMemory | None = None) -> list[list[float]]:
         """Each candidate's net (in the candidates' order) in each of the same sampled worlds

@@ -22,11 +22,11 @@ def test_paired_without_a_change_plays_every_hand_alike(monkeypatch):
 
 def test_paired_sets_a_constant_for_the_changed_run_only(monkeypatch):
     monkeypatch.setattr(expert_bot, "DEFAULT_ROLLOUTS", 6)
-    knock_worlds = expert_bot.KNOCK_WORLDS
-    p = paired(2, 3, ["KNOCK_WORLDS=50", "DEFAULT_ROLLOUTS=4"])
-    assert p["settings"] == {"KNOCK_WORLDS": 50, "DEFAULT_ROLLOUTS": 4}
+    min_gain = expert_bot.MIN_GAIN
+    p = paired(2, 3, ["MIN_GAIN=0.5", "DEFAULT_ROLLOUTS=4"])
+    assert p["settings"] == {"MIN_GAIN": 0.5, "DEFAULT_ROLLOUTS": 4}
     assert p["current"] != p["changed"]  # 4 playouts a decision play these hands otherwise
-    assert expert_bot.DEFAULT_ROLLOUTS == 6 and expert_bot.KNOCK_WORLDS == knock_worlds
+    assert expert_bot.DEFAULT_ROLLOUTS == 6 and expert_bot.MIN_GAIN == min_gain
 
 
 @pytest.mark.parametrize("setting", ["NO_SUCH=1", "better_than=1", "KNOCK_REFUSING=1"])

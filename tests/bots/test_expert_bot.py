@@ -19,7 +19,7 @@ from tonk.core.commands import DealHand, Discard, DrawStock
 from tonk.core.errors import SetupError
 from tonk.core.events import CardDrawn
 from tonk.core.cards import JOKERS, STANDARD_DECK
-from tonk.core.expert_bot import BolderGreedy, ExpertBot, PlayoutBolder, PlayoutGreedy, QuickGreedy, better_than, is_close, knock_gains, turns_had
+from tonk.core.expert_bot import BolderGreedy, ExpertBot, PlayoutBolder, PlayoutGreedy, QuickGreedy, better_than, is_close, turns_had
 from tonk.core.turn import can
 from tonk.core.views import player_view
 from tonk.variants import load_ruleset
@@ -222,29 +222,6 @@ def test_a_noisy_gain_does_not_replace_the_greedy_choice():
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, -1.0, 1.0, -0.9]]) == 0
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0]]) == 1
     assert better_than([[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.9, 1.0], [2.0, 2.0, 2.0, 2.1]]) == 2
-
-
-def test_a_knocks_many_cheap_worlds_decide_where_its_few_shared_worlds_were_unlucky():
-    """The knock (candidate 1) breaks even against the draw in the 8 worlds they share; in 200
-    more worlds it wins every time, so its mean over all 208 carries it past the bar."""
-    draw = [0.0] * 8
-    knock = [1.0, -3.0, 1.0, -3.0, 1.0, 1.0, 1.0, 1.0]
-    assert better_than([draw, knock], knock=1) == 0
-    assert better_than([draw, knock], knock=1, extra=[1.0] * 200) == 1
-    # the other way round: the knock as the baseline, the draw as the candidate
-    mean, se = knock_gains(knock, draw, [1.0] * 200, knock_first=False)
-    assert mean == pytest.approx(-200 / 208) and se < 0.1
-    assert better_than([knock, draw], knock=0, extra=[1.0] * 200) == 0
-
-
-def test_a_draw_that_moves_with_the_knock_is_corrected_by_the_knocks_extra_worlds():
-    """A draw worth the knock plus one in each shared world is worth the knock plus one
-    whatever the knock's extra worlds say of the knock: the control variate carries it."""
-    knock = [1.0, -3.0, 1.0, -3.0, 1.0, 1.0, 1.0, -3.0]
-    draw = [k + 1.0 for k in knock]
-    for extra in ([1.0] * 100, [-3.0] * 100, []):
-        mean, se = knock_gains(knock, draw, extra, knock_first=True)
-        assert mean == pytest.approx(-1.0) and se == pytest.approx(0.0, abs=1e-9)
 
 
 def test_only_a_close_decision_is_weighed_on_more_worlds():
