@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.bench_bots --hands 300 --workers 1  # a quick look
     .venv/bin/python -m bench.bench_bots --rollouts 96            # another playout budget
     .venv/bin/python -m bench.bench_bots --own-policy 5000        # the bot's own policy alone
+    .venv/bin/python -m bench.bench_bots --paired 500 --seed 11 --set MIN_GAIN=0.1  # a change, hand by hand
 
 What is measured, exactly:
 
@@ -25,6 +26,12 @@ What is measured, exactly:
   its own play in playouts (``BolderGreedy``) alone against greedy, on the cost loop's
   decks, with the bot's ``KEEP_LOW`` and with 0 (greedy's discard): each one's net per hand
   and the paired difference hand by hand, with 95 % intervals.
+* **Paired** (``--paired HANDS --set NAME=VALUE ...``, instead of the rest).  The expert as
+  it is and the expert with module constants of ``tonk.core.expert_bot`` set otherwise,
+  each against greedy on the cost loop's decks (the same decks and random sources, seats
+  swapped): each one's net per hand, the paired difference hand by hand with its 95 %
+  interval, and the share of hands that played out alike.  A change's gain shows here on
+  far fewer hands than in two unpaired strength runs.
 * **Endings.**  Per bot over both seatings: its knocks (won, caught), tonk-outs and
   outs by discard, from the simulation's per-seat counts.
 
@@ -211,6 +218,40 @@ def own_policy(hands: int, seed: int) -> dict[str, Any]:
     return {"hands": len(diffs), "keep_low": keep, "with": row(with_keep), "without": row(without), "difference": row(diffs)}
 
 
+def paired(hands: int, seed: int, settings: list[str]) -> dict[str, Any]:
+    """The expert as it is and with ``settings`` (``NAME=VALUE``: module constants of
+    ``tonk.core.expert_bot``), hand by hand on the same decks (see the module's doc)."""
+    import tonk.core.expert_bot as expert_bot
+
+    changed: dict[str, Any] = {}
+    for s in settings:
+        name, _, text = s.partition("=")
+        old = getattr(expert_bot, name, None)
+        if not name.isupper() or not isinstance(old, (int, float)):
+            raise SystemExit(f"--set {s}: not a numeric constant of tonk.core.expert_bot")
+        changed[name] = type(old)(float(text))
+    make = lambda points: expert_bot.ExpertBot(points=points, ruleset=_default_ruleset())  # noqa: E731
+    current = _heads_up_nets(make, hands, seed)
+    saved = {name: getattr(expert_bot, name) for name in changed}
+    try:
+        for name, value in changed.items():
+            setattr(expert_bot, name, value)
+        other = _heads_up_nets(make, hands, seed)
+    finally:
+        for name, value in saved.items():
+            setattr(expert_bot, name, value)
+    diffs = [b - a for a, b in zip(current, other)]
+    row = lambda xs: _mean_ci(sum(xs), sum(x * x for x in xs), len(xs))  # noqa: E731
+    alike = sum(1 for d in diffs if d == 0) / len(diffs)
+    return {"hands": len(diffs), "settings": changed, "current": row(current), "changed": row(other), "difference": row(diffs), "alike": alike}
+
+
+def _default_ruleset() -> Any:
+    from tonk.variants import load_ruleset
+
+    return load_ruleset()
+
+
 def main(argv: list[str] | None = None) -> None:
     from tonk.core.expert_bot import DEFAULT_ROLLOUTS
 
@@ -228,11 +269,21 @@ def main(argv: list[str] | None = None) -> None:
         metavar="HANDS",
         help="only measure the expert's own policy (BolderGreedy) against greedy, HANDS hands per seating, with and without KEEP_LOW",
     )
+    ap.add_argument("--paired", type=int, default=0, metavar="HANDS", help="only compare the expert with and without --set, HANDS hands per seating")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="with --paired: a constant of tonk.core.expert_bot to change")
     args = ap.parse_args(argv)
     result: dict[str, Any] = {"seed": args.seed, "rollouts": args.rollouts}
+    f = lambda r: f"{r['mean_net']:+.3f} ({r['ci'][0]:+.3f} to {r['ci'][1]:+.3f})"  # noqa: E731
+    if args.paired:
+        _set_rollouts(args.rollouts)
+        p = paired(args.paired, args.seed, args.set)
+        print(
+            f"paired, {p['hands']} hands, seats swapped: the expert {f(p['current'])}, with {' '.join(args.set)} {f(p['changed'])}; "
+            f"paired difference {f(p['difference'])}, {p['alike']:.0%} of hands alike"
+        )
+        return
     if args.own_policy:
         o = own_policy(args.own_policy, args.seed)
-        f = lambda r: f"{r['mean_net']:+.3f} ({r['ci'][0]:+.3f} to {r['ci'][1]:+.3f})"  # noqa: E731
         print(
             f"own policy against greedy, {o['hands']} hands, seats swapped: KEEP_LOW {o['keep_low']} {f(o['with'])}, "
             f"KEEP_LOW 0 {f(o['without'])}; paired difference {f(o['difference'])}"
