@@ -64,7 +64,7 @@ def end_hand(state: State, ruleset: Ruleset, ending: Ending, hands: dict[str, li
         hands=final,
         totals=dict(ending.totals),
         ledger=tuple(ledger),
-        next_dealer=players[(state.seat_of[state.dealer] + 1) % len(players)],  # state.left_of(state.dealer), without the call
+        next_dealer=state.left_of(state.dealer),
         player=ending.player,
         players=tuple(ending.players),
         outcome=ending.outcome,
