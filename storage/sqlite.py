@@ -64,6 +64,8 @@ class KnownRows:
 
     #: the most command ids kept of one game (a longer game's are read from the store again)
     COMMAND_IDS = 4096
+    #: the most games known at once (past that, everything known is forgotten and read again)
+    GAMES = 4096
 
     def __init__(self) -> None:
         self.mark: int | None = None
@@ -90,7 +92,7 @@ class KnownRows:
         if ids is None:
             if rows[0][1] != 1:
                 return  # a game with rows before these: its other ids are not known here
-            if len(self.commands) >= 4096:
+            if len(self.commands) >= self.GAMES:
                 self.commands = {}
             ids = self.commands[game_id] = set()
         ids.update(r[7] for r in rows if r[7])
@@ -109,7 +111,7 @@ class KnownRows:
 
     def note(self, game_id: str, last: LastRow | None = None, row: tuple[Any, ...] | None = None, number: int | None = None) -> None:
         """What is known now of ``game_id`` (``None``: what was known stays)."""
-        if len(self.games) >= 4096 and game_id not in self.games:
+        if len(self.games) >= self.GAMES and game_id not in self.games:
             self.games = {}
             self.commands = {}
         had = self.game(game_id)
