@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import secrets
 import socket
@@ -50,6 +51,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import httpx
+
+from . import cpu_account
 
 TONK = str(Path(sys.executable).with_name("tonk"))  # --tonk: another build's, for before and after
 
@@ -353,7 +356,6 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
 
 def _cpu(pids: list[int]) -> float:
     """CPU seconds (user + system) the server processes have used (Linux ``/proc/<pid>/stat``)."""
-    import os
 
     total = 0.0
     for pid in pids:
@@ -387,7 +389,9 @@ def _written(pids: list[int]) -> int:
     return total
 
 
-async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None, clients: str = "poll") -> dict[str, Any]:
+async def _run(
+    ports: list[int], tables: int, hands: int, seconds: float, pids: list[int] | None = None, clients: str = "poll", store_pid: int | None = None
+) -> dict[str, Any]:
     conns = [_Conn("127.0.0.1", ports[i % len(ports)]) for i in range(tables)]
     created = [await _create_table(conns[i], hands) for i in range(tables)]
     ids = [c["table"] for c in created]
@@ -399,6 +403,8 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     lat: list[float] = []
     acked: list[str] = []
     w0 = _written(pids or [])
+    store_cpu = cpu_account.FamilyCpu(store_pid) if store_pid else None
+    s0, m0 = store_cpu.take() if store_cpu else None, cpu_account.machine()
     c0, g0 = _cpu(pids or []), time.process_time()
     t0 = time.perf_counter()
     tally = {"post": 0, "get": 0, "streams": 0, "stream_messages": 0, "views_pushed": 0}
@@ -409,6 +415,9 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
     commands = sum(c for c, _ in counts)
     w1 = _written(pids or [])
     c1, g1 = _cpu(pids or []), time.process_time()
+    s1, m1 = store_cpu.take() if store_cpu else None, cpu_account.machine()
+    store_s = cpu_account.FamilyCpu.used(s0, s1)
+    busy = cpu_account.busy_cores(m0, m1)
     for c in conns:
         c.close()
     return {
@@ -437,6 +446,15 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
             # CPU time per command: the tonk serve processes' (user + system), and this load generator's
             "server_cpu_ms_per_command": round(1000 * (c1 - c0) / commands, 3) if commands else None,
             "client_cpu_ms_per_command": round(1000 * (g1 - g0) / commands, 3) if commands else None,
+            # a local PostgreSQL server's (the postmaster and every backend and helper process of it;
+            # None for a SQLite store or a server this benchmark cannot see, e.g. --dsn)
+            "store_server_cpu_ms_per_command": round(1000 * store_s / commands, 3) if commands and store_s is not None else None,
+            # the whole machine during play: every process's CPU, these and any other
+            "machine_busy_cores": round(busy, 2) if busy is not None else None,
+            "machine_cores": os.cpu_count(),
+            # what the machine could do at most at these costs: every core busy with these three
+            # parts alone (PostgreSQL stores only: a SQLite store's CPU is tonk serve's own)
+            "machine_ceiling_commands_per_s": _ceiling(c1 - c0, store_s, g1 - g0, commands),
             "server_write_bytes_per_command": round((w1 - w0) / commands) if commands and w0 >= 0 and w1 >= 0 else None,
             **_lat(lat),
             "commands_only": _lat(command_lat),  # the POSTs' latencies alone
@@ -444,6 +462,15 @@ async def _run(ports: list[int], tables: int, hands: int, seconds: float, pids: 
         "_acked": acked,
         "_ids": ids,
     }
+
+
+def _ceiling(server_s: float, store_s: float | None, client_s: float, commands: int) -> float | None:
+    """Commands a second if every core of the machine did nothing but these parts at the CPU
+    per command they used here; ``None`` where the store's server is not measured."""
+    spent = server_s + (store_s or 0.0) + client_s
+    if not commands or store_s is None or spent <= 0:
+        return None
+    return round((os.cpu_count() or 1) * commands / spent, 1)
 
 
 def _check_store(db: Path | str, acked: list[str], ids: list[str]) -> dict[str, Any]:
@@ -520,7 +547,8 @@ def measure(
                 proc, port = _start_node(db, log, durable, workers)
                 procs.append(proc)
                 ports.append(port)
-            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)], clients))
+            store_pid = cpu_account.postmaster_pid(cluster.data_dir) if cluster is not None else None
+            result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)], clients, store_pid))
             for proc in procs:
                 proc.terminate()
                 proc.wait(20)
@@ -565,12 +593,27 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"{s['requests']} requests, {s['requests_per_s']} requests/s, p50/p95/p99 {s['p50_ms']}/{s['p95_ms']}/{s['p99_ms']} ms",
         f"commands alone (POST .../commands, answered after the fsync): p50/p95/p99 {s['commands_only']['p50_ms']}/{s['commands_only']['p95_ms']}/{s['commands_only']['p99_ms']} ms",
         _clients_line(s),
-        f"written by the server per command: {s['server_write_bytes_per_command']} bytes; CPU per command: server {s['server_cpu_ms_per_command']} ms, load generator {s['client_cpu_ms_per_command']} ms",
+        f"written by the server per command: {s['server_write_bytes_per_command']} bytes; {cpu_line(s)}",
         f"bare /ping for {b['seconds']} s: {b['requests_per_s']} requests/s, p50/p95/p99 {b['p50_ms']}/{b['p95_ms']}/{b['p99_ms']} ms",
         f"ratio {r['ratio_to_bare']} (target 0.25: {'met' if r['ratio_to_bare'] >= 0.25 else 'NOT met'}), "
         f"p99 {s['p99_ms']} ms (target 100 ms: {'met' if s['p99_ms'] <= 100 else 'NOT met'})",
         f"store: audit {r['store']['audit']}, lost {r['store']['lost']}, duplicated {r['store']['duplicated']}, games ended {r['store']['games_ended']}",
     ]
+
+
+def cpu_line(s: dict[str, Any]) -> str:
+    """CPU per command of each part, and how busy the whole machine was during play."""
+    store = s.get("store_server_cpu_ms_per_command")
+    parts = [f"tonk serve {s['server_cpu_ms_per_command']} ms"]
+    if store is not None:
+        parts.append(f"PostgreSQL server {store} ms")
+    parts.append(f"load generator {s['client_cpu_ms_per_command']} ms")
+    busy = s.get("machine_busy_cores")
+    machine = f"; the machine was busy {busy} of {s.get('machine_cores')} cores during play (every process)" if busy is not None else ""
+    ceiling = s.get("machine_ceiling_commands_per_s")
+    if ceiling is not None:
+        machine += f"; at these costs all {s.get('machine_cores')} cores could serve at most {ceiling} commands/s"
+    return f"CPU per command: {', '.join(parts)}{machine}"
 
 
 def _clients_line(s: dict[str, Any]) -> str:

@@ -141,7 +141,7 @@ def lines(r: dict[str, Any]) -> list[str]:
             f"  messages per action: tonk {t.get('requests_per_command')} HTTP requests per command (POST .../commands?view=true {t.get('posts_per_command')}, "
             f"GET .../view {t.get('gets_per_command')}; 2 people and a bot per table; {_tonk_clients(t)}); boardgame.io 1 socket.io message "
             "from the moving client per move, and the server pushes the new state to both players' clients of the match",
-            f"  CPU per action: tonk serve {t.get('server_cpu_ms_per_command')} ms, its load generator {t.get('client_cpu_ms_per_command')} ms",
+            f"  tonk's {bench_service.cpu_line(t)}",
             f"  tonk / boardgame.io: {rd['ratio']} (target {'2.0' if pg else '0.5'})",
         ]
     return out
