@@ -232,7 +232,7 @@ class _GameAudit:
                 taken = self.judge(i, e, [], exc)
             else:
                 if len(expected) == 1 and e == expected[0]:
-                    evolve(state, e)
+                    evolve(state, expected[0])  # equal to ``e``: see judge
                     i += 1
                     continue
                 taken = self.judge(i, e, expected, None)  # anything else: what the rules decided, judged
@@ -280,7 +280,11 @@ class _GameAudit:
         why they refused it (``refusal``), against what the log records from event ``i`` on."""
         seq = i + 2
         if len(expected) == 1 and e == expected[0]:  # one event, as recorded: the common case
-            evolve(self.state, e)
+            # the rules' event is applied, equal to the recorded one field for field (the same
+            # position): its cards and seats are the objects the position holds already, whose
+            # hashes are known (a recorded event's text is decoded afresh, each string hashed
+            # again where the position looks it up)
+            evolve(self.state, expected[0])
             return 1 if type(e) is not HandDealt or self.dealt(seq) else 0
         # A deal that the rules re-derive as recorded carries the commitment of its own deck
         # (decide computes it from the same deck); otherwise the commitment is checked first.
@@ -310,7 +314,7 @@ class _GameAudit:
                 if got != want:
                     rule, message = _divergence(want, got)
                     return self.stop(seq + k, rule, message, _plain(want), _plain(got) if got is not None else None)
-        for ev in recorded:
+        for ev in expected:  # equal to those recorded (see judge)
             evolve(self.state, ev)
             if type(ev) is HandDealt and not self.dealt(seq):
                 return 0

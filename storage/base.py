@@ -30,7 +30,7 @@ import msgspec
 from ..core.events import EVENT_TYPES, Event, GameStarted, decode
 from . import projection
 from .append_rules import EventRow, LastRow, checked_append, rows_after
-from .chain import CHAIN_VERSIONS, GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, scan_link_digest
+from .chain import GENESIS, ChainFinding, UnknownChainVersion, at_text, check_chain, link_digest, link_suffix
 from .codec import Decoder, decode_error, decode_rows, first_event
 from .errors import StoreError, UnknownGame
 from .evidence_log import EvidenceTables
@@ -141,6 +141,8 @@ _EVENT_DECODER = msgspec.json.Decoder(Event)
 #: instead of hashing the column's fresh string)
 _TYPE_NAME_OF = {cls: name for name, cls in EVENT_TYPES.items()}
 _GENESIS_B = GENESIS.encode("ascii")
+#: no suffix made yet (in the verified scan): unequal to every chain version
+_NO_SUFFIX = object()
 #: per thread, its last append's rows once committed: (its store, game id, first seq, hashes),
 #: for :meth:`EventStore.hashes_after` asked right after it (taken by the first call that follows)
 _JUST_APPENDED = threading.local()
@@ -484,15 +486,26 @@ class EventStore(ABC):
         last_b = _GENESIS_B
         type_name = _TYPE_NAME_OF.get
         at = cmd = ""  # the row's recorded time and command id (a stored None: the previous row's)
-        link_digest = scan_link_digest()
+        # what a link hashes after its payload (chain.link_suffix), made again only when a row's
+        # chain version, time or command id is not the previous row's (the rows of one append
+        # share them); ``suffix_chain``, ``suffix_at``, ``suffix_cmd``: what it was made for
+        suffix = b""
+        suffix_chain: object = _NO_SUFFIX
+        suffix_at = suffix_cmd = ""
         # the last stored time in microseconds and its text (the rows of one append share it)
         at_us: int | None = None
         at_us_text = ""
         with self._reading():
             for game_id, seq, type_, data, stored_hash, prev_hash, chain, stored_at, stored_cmd in self._chain_rows(only):
-                new_game = game_id != current
-                if new_game:
+                if game_id != current:
+                    if current is not None:
+                        yield self._finish_verified(current, events, ok, want - 1)
+                    current, events, ok, want = game_id, [], True, 1
+                    append = events.append
                     at = cmd = ""
+                    suffix_chain = _NO_SUFFIX
+                elif not ok:
+                    continue
                 # None: the value of the game's previous row; bytes and numbers: see ChainRow
                 if stored_at is not None:
                     if type(stored_at) is int:
@@ -503,13 +516,16 @@ class EventStore(ABC):
                         at = at_text(stored_at) if isinstance(stored_at, int) else stored_at
                 if stored_cmd is not None:
                     cmd = stored_cmd
-                if new_game:
-                    if current is not None:
-                        yield self._finish_verified(current, events, ok, want - 1)
-                    current, events, ok, want = game_id, [], True, 1
-                    append = events.append
+                if chain != suffix_chain or at != suffix_at or cmd != suffix_cmd:
+                    try:
+                        suffix = link_suffix(chain, at, cmd)
+                    except UnknownChainVersion:
+                        ok = False
+                        continue
+                    suffix_chain, suffix_at, suffix_cmd = chain, at, cmd
+                if want == 1:  # the game's first row: its own game_started, after the genesis value
                     hash_ = stored_hash.hex() if type(stored_hash) is bytes else stored_hash
-                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and chain in CHAIN_VERSIONS and link_digest(_GENESIS_B, data, chain, at, cmd).hex() == hash_:
+                    if seq == 1 and (prev_hash is None or prev_hash == GENESIS) and link_digest(_GENESIS_B, data, suffix).hex() == hash_:
                         try:
                             event, dec = first_event(data)
                             if dec is decode:  # today's format: the decoder's own method, one call less per event
@@ -523,23 +539,16 @@ class EventStore(ABC):
                             continue
                     ok = False
                     continue
-                if not ok:
-                    continue
                 if seq != want or (prev_hash is not None and prev_hash != last_b.decode("ascii")):
                     ok = False
                     continue
-                try:
-                    digest = link_digest(last_b, data, chain, at, cmd)
-                except UnknownChainVersion:
-                    ok = False
-                    continue
                 if type(stored_hash) is bytes:  # a hash stored as its bytes: compared as bytes
-                    if digest != stored_hash:
+                    if link_digest(last_b, data, suffix) != stored_hash:
                         ok = False
                         continue
                     last_b = hexlify(stored_hash)
                 else:
-                    if digest.hex() != stored_hash:
+                    if link_digest(last_b, data, suffix).hex() != stored_hash:
                         ok = False
                         continue
                     last_b = stored_hash.encode("ascii")

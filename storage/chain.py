@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from hashlib import sha256
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 import msgspec
 
@@ -84,29 +84,13 @@ def link_hash(prev_hash: str, payload: bytes, chain: int, recorded_at: str, comm
     return sha256(prev_hash.encode("ascii") + payload + link_suffix(chain, recorded_at, command_id)).hexdigest()
 
 
-#: the signature of :func:`scan_link_digest`'s function
-LinkDigest = Callable[[bytes, bytes, int, str, str], bytes]
-
-
-def scan_link_digest() -> LinkDigest:
+def link_digest(prev: bytes, payload: bytes, suffix: bytes) -> bytes:
     """:func:`link_hash` for the verified scan, as the 32 bytes of the digest (compared with a
-    hash stored as its bytes without turning either into hex), with the previous hash given
-    as the ASCII bytes of its hex; the suffix of chain version 2 encoded once for the
-    consecutive rows that share their time and command id (the events of one append)."""
-    last_at: str | None = None
-    last_cmd: str | None = None
-    suffix = b""
-
-    def link(prev: bytes, payload: bytes, chain: int, recorded_at: str, command_id: str) -> bytes:
-        nonlocal last_at, last_cmd, suffix
-        if chain == 2:
-            if recorded_at != last_at or command_id != last_cmd:
-                last_at, last_cmd = recorded_at, command_id
-                suffix = b"\n" + _meta((recorded_at, command_id))
-            return sha256(prev + payload + suffix).digest()
-        return sha256(prev + payload + link_suffix(chain, recorded_at, command_id)).digest()
-
-    return link
+    hash stored as its bytes without turning either into hex): ``prev`` is the previous hash
+    as the ASCII bytes of its hex and ``suffix`` what :func:`link_suffix` gives for the row's
+    chain version, time and command id (the scan makes it again only when one of them
+    changes: the events of one append share it)."""
+    return sha256(prev + payload + suffix).digest()
 
 
 def chain_links(prev_hash: str, payloads: Iterable[bytes], recorded_at: str, command_id: str) -> list[tuple[str, str]]:

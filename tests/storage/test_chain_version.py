@@ -181,6 +181,23 @@ def test_a_chain_version_this_tonk_does_not_know_is_reported(db, games, tamper, 
     assert [x["seq"] for x in json.loads(a.stdout)["games"][0]["findings"] if x["check"] == "chain"] == [4]
 
 
+
+def test_a_last_row_of_an_unknown_version_with_the_version_2_hash_is_reported_by_the_scan(db, games, record, tamper):
+    """The verified scan makes a link's suffix again whenever a row's version, time or command
+    id is not the previous row's: the last row of an append (nothing after it to break) marked
+    with a version this tonk does not know, whose hash is the version 2 hash of its values (what
+    the previous row's suffix would pass), is still the break that verify reports."""
+    g = games[0]
+    record(db, [g])  # one append: every row has the time and command id of the row before it
+    *_, (_, _, at0, cmd0, _, _, _), (seq, payload, at, cmd, _, prev, _) = rows(db, g.game_id)
+    assert (at, cmd) == (at0, cmd0)
+    tamper(db, "UPDATE events SET chain = 3, hash = ? WHERE game_id = ? AND seq = ?", v2_hash(prev, payload.encode(), at, cmd), g.game_id, seq)
+    with EventStore.open(db) as store:
+        [f] = store.verify()
+        assert (f.seq, f.found) == (seq, "3")
+        [game] = store.iter_verified_games()
+        assert not game.intact and game.chain == [f]
+
 # --- an old store ------------------------------------------------------------------------
 def old_store(path: Path, games) -> None:
     """A store as tonk wrote it before chain version 2: the schema of the migrations before
