@@ -356,15 +356,12 @@ async def _bare(http: _Conn, lat: list[float], stop: float) -> None:
 
 def _cpu(pids: list[int]) -> float:
     """CPU seconds (user + system) the server processes have used (Linux ``/proc/<pid>/stat``)."""
-
     total = 0.0
     for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rpartition(")")[2].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, IndexError, ValueError):
+        used = cpu_account.process_seconds(pid)
+        if used is None:
             return float("nan")
+        total += used
     return total
 
 

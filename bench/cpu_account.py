@@ -22,6 +22,12 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
+def process_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) a live process has used, or ``None``."""
+    fields = _stat(pid)
+    return None if fields is None else (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
@@ -44,9 +50,9 @@ class FamilyCpu:
             return None
         out = {self.root: (int(fields[11]) + int(fields[12])) / _TICK, -1: (int(fields[13]) + int(fields[14])) / _TICK}
         for pid in _children(self.root):
-            f = _stat(pid)
-            if f is not None:
-                out[pid] = (int(f[11]) + int(f[12])) / _TICK
+            used = process_seconds(pid)
+            if used is not None:
+                out[pid] = used
         return out
 
     @staticmethod
