@@ -444,7 +444,7 @@ async def _run(
             "server_cpu_ms_per_command": round(1000 * (c1 - c0) / commands, 3) if commands else None,
             "client_cpu_ms_per_command": round(1000 * (g1 - g0) / commands, 3) if commands else None,
             # a local PostgreSQL server's (the postmaster and every backend and helper process of it;
-            # None for a SQLite store or a server this benchmark cannot see, e.g. --dsn)
+            # None for a SQLite store or a server that does not run on this machine)
             "store_server_cpu_ms_per_command": round(1000 * store_s / commands, 3) if commands and store_s is not None else None,
             # the whole machine during play: every process's CPU, these and any other
             "machine_busy_cores": round(busy, 2) if busy is not None else None,
@@ -544,7 +544,11 @@ def measure(
                 proc, port = _start_node(db, log, durable, workers)
                 procs.append(proc)
                 ports.append(port)
-            store_pid = cpu_account.postmaster_pid(cluster.data_dir) if cluster is not None else None
+            store_pid = None
+            if cluster is not None:
+                store_pid = cpu_account.postmaster_pid(cluster.data_dir)
+            elif postgres:
+                store_pid = cpu_account.local_postmaster(str(db))  # a named server (--dsn): measured if it runs here
             result = asyncio.run(_run(ports, tables, hands, seconds, [pid for p in procs for pid in _family(p.pid)], clients, store_pid))
             for proc in procs:
                 proc.terminate()

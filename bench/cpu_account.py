@@ -73,6 +73,30 @@ def postmaster_pid(data_dir: Path) -> int | None:
         return None
 
 
+def local_postmaster(dsn: str) -> int | None:
+    """The postmaster of the PostgreSQL server at ``dsn`` if it runs on this machine: the parent
+    of the backend that serves a connection (``pg_backend_pid()``), when both are PostgreSQL's
+    processes here; ``None`` for a server elsewhere or one this benchmark cannot see."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        fields = _stat(backend)
+        if fields is None or not _is_postgres(backend):
+            return None
+        parent = int(fields[1])
+        return parent if _is_postgres(parent) else None
+
+
+def _is_postgres(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.index("(") + 1 : stat.rindex(")")].startswith("postgres")
+
+
 def machine() -> tuple[int, int] | None:
     """(busy, all) clock ticks of every core so far (``/proc/stat``; idle and I/O wait are not busy)."""
     try:

@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout: bench/ is not in the package
 from bench import cpu_account  # noqa: E402
 
@@ -105,3 +107,19 @@ def test_the_postmaster_pid_is_read_from_its_file(tmp_path):
     (tmp_path / "postmaster.pid").write_text("4321\n/var/lib/x\n1700000000\n")
     assert cpu_account.postmaster_pid(tmp_path) == 4321
     assert cpu_account.postmaster_pid(tmp_path / "missing") is None
+
+
+@pytest.mark.postgres
+def test_a_local_postgresql_servers_cpu_is_its_postmasters_family(pg_server):
+    import psycopg
+
+    postmaster = cpu_account.local_postmaster(pg_server)
+    assert postmaster is not None
+    family = cpu_account.FamilyCpu(postmaster)
+    before = family.take()
+    with psycopg.connect(pg_server, autocommit=True) as conn:  # a backend that works, then exits
+        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        assert backend in (family.take() or {})  # the connection's backend is one of the family
+        conn.execute("SELECT count(*) FROM generate_series(1, 3000000)").fetchone()
+    used = cpu_account.FamilyCpu.used(before, family.take())
+    assert used is not None and used > 0.05  # the count's CPU, whether its backend has exited yet or not
