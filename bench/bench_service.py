@@ -28,6 +28,12 @@ played through node ``i mod N`` (a sticky load balancer), while every node's
 follower reads the store's global order; the bare ceiling is measured the same
 way, spread over the nodes.
 
+CPU per command is split between the ``tonk serve`` processes, the PostgreSQL server (when it
+runs on this machine: its postmaster and every backend and helper process) and this load
+generator, beside how many of the machine's cores were busy during play and the most its cores
+could serve at those costs (``bench/cpu_account.py``): what a claim about several nodes on one
+machine needs.
+
 Targets (issue 12): at least 0.25 of the bare endpoint's requests/s, p99 at
 most 100 ms at 50 tables, on 2 cores.
 """
