@@ -15,11 +15,20 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, parent, ...), or ``None``."""
+    named = _named_stat(pid)
+    return None if named is None else named[1]
+
+
+def _named_stat(pid: int) -> tuple[str, list[str]] | None:
+    """(the command name, the fields after it) of ``/proc/<pid>/stat``, or ``None``."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rpartition(")")[2].split()
+            stat = f.read()
     except OSError:
         return None
+    head, _, rest = stat.rpartition(")")
+    return head.partition("(")[2], rest.split()
 
 
 def process_seconds(pid: int) -> float | None:
@@ -79,22 +88,14 @@ def local_postmaster(dsn: str) -> int | None:
     processes here; ``None`` for a server elsewhere or one this benchmark cannot see."""
     import psycopg
 
-    with psycopg.connect(dsn, autocommit=True) as conn:
+    with psycopg.connect(dsn, autocommit=True) as conn:  # read while the backend lives
         backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
-        fields = _stat(backend)
-        if fields is None or not _is_postgres(backend):
+        named = _named_stat(backend)
+        if named is None or not named[0].startswith("postgres"):
             return None
-        parent = int(fields[1])
-        return parent if _is_postgres(parent) else None
-
-
-def _is_postgres(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    return stat[stat.index("(") + 1 : stat.rindex(")")].startswith("postgres")
+        parent = int(named[1][1])
+        named = _named_stat(parent)
+        return parent if named is not None and named[0].startswith("postgres") else None
 
 
 def machine() -> tuple[int, int] | None:
