@@ -653,7 +653,12 @@ def main(argv: list[str] | None = None) -> int:
     _SERVER[0] = a.tonk
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
-    r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers, clients=a.clients)
+    try:
+        r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers, clients=a.clients)
+    except Exception as exc:
+        if a.postgres and type(exc).__module__.startswith("psycopg"):  # e.g. a --dsn no server answers
+            p.error(f"the PostgreSQL server: {str(exc).strip()}")
+        raise
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if r["clean"] else 1
 
