@@ -636,6 +636,12 @@ def _clients_line(s: dict[str, Any]) -> str:
     )
 
 
+def postgres_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` is PostgreSQL's (psycopg's) own error: a server that is not there or
+    refuses, said in one line by the benchmarks' command lines."""
+    return type(exc).__module__.startswith("psycopg")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.bench_service")
     p.add_argument("--tables", type=int, default=50)
@@ -656,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         r = measure(a.tables, a.hands, a.seconds, durable=not a.no_durable, postgres=a.postgres, nodes=a.nodes, dsn=a.dsn, workers=a.workers, clients=a.clients)
     except Exception as exc:
-        if a.postgres and type(exc).__module__.startswith("psycopg"):  # e.g. a --dsn no server answers
+        if a.postgres and postgres_failed(exc):  # e.g. a --dsn no server answers
             p.error(f"the PostgreSQL server: {str(exc).strip()}")
         raise
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))

@@ -172,7 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.nodes < 1 or (a.nodes > 1 and not a.postgres):
         p.error("--nodes must be 1, or more with --postgres")
     bench_service._SERVER[0] = a.tonk
-    r = run(a.rounds, a.tables, a.seconds, a.peer, postgres=a.postgres, dsn=a.dsn, nodes=a.nodes, workers=a.workers, clients=a.clients)
+    try:
+        r = run(a.rounds, a.tables, a.seconds, a.peer, postgres=a.postgres, dsn=a.dsn, nodes=a.nodes, workers=a.workers, clients=a.clients)
+    except Exception as exc:
+        if a.postgres and bench_service.postgres_failed(exc):  # e.g. a --dsn no server answers
+            p.error(f"the PostgreSQL server: {str(exc).strip()}")
+        raise
     print(json.dumps(r, indent=2) if a.json else "\n".join(lines(r)))
     return 0 if all(rd["tonk"]["clean"] and rd["bgio"]["clean"] for rd in r["rounds"]) else 1
 
