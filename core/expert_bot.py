@@ -18,7 +18,9 @@ The bot is given what any bot is given, its player's :class:`~tonk.core.views.Pl
    gives: a *determinization* consistent with everything it observed.  The hand of the
    player who just played is drawn again until it agrees with that turn read as a greedy
    player's (the card thrown, the discard left, no spread kept, and, heads-up, the knock
-   it did not make at the start of the turn: :meth:`ExpertBot.knocked_then`).
+   it did not make at the start of the turn: :meth:`ExpertBot.knocked_then`), for every
+   choice of the bot's turn: the reading made at its start is kept after its draw, spreads
+   and hits (:meth:`ExpertBot._turn_evidence`).
 3. **Expected value** (:meth:`ExpertBot.choose`).  Each candidate action is played in each
    world on the engine's fast path (``decide`` and ``evolve`` on a :class:`State`, with the
    ruleset's own hooks, so every house rule that changes play applies), and the hand is
@@ -86,6 +88,9 @@ CONSISTENT_TRIES = 64
 KNOCK_REFUSING = frozenset({"hit-penalty", "mandatory-laydown"})
 #: read the other player's not knocking at the start of their last turn (heads-up, base knock)
 NO_KNOCK_EVIDENCE = True
+#: the last player's turn read at the start of the bot's turn also shapes the worlds of its
+#: later choices in that turn (the discard, holding a spread)
+EVIDENCE_AFTER_DRAW = True
 #: the bot's own discards (its baseline and its play in playouts) keep cards worth at most this
 #: while another card may go (0: greedy's discard; see BolderGreedy._choose_discard)
 KEEP_LOW = 2
@@ -117,7 +122,7 @@ class Evidence(NamedTuple):
 class HandMemory:
     """What the bot has seen of one hand (see the module's doc, step 1)."""
 
-    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads", "passed", "took", "table_then")
+    __slots__ = ("key", "pile", "known", "turn_no", "after_discard", "turn_hits", "turn_spreads", "passed", "took", "table_then", "turn_evidence")
 
     def __init__(self, key: tuple[str, int], view: PlayerView):
         self.key = key
@@ -130,6 +135,8 @@ class HandMemory:
         self.passed: str | None = None  # heads-up: the bot's discard the other player did not take
         self.took: str | None = None  # heads-up: the bot's discard the other player took (their draw)
         self.table_then: frozenset[str] | None = None  # the cards on the table when the bot discarded
+        #: the start of the bot's turn: (turn number, what the last player's turn says, the table then)
+        self.turn_evidence: tuple[int, Evidence | None, list[Any]] | None = None
 
     def forget(self, view: PlayerView) -> None:
         """Drop what was remembered; keep only what the view shows."""
@@ -532,9 +539,8 @@ class ExpertBot:
     def worlds(self, view: PlayerView, mem: HandMemory, rng: random.Random, count: int):
         """``count`` states consistent with what the bot has seen (step 2 of the module's doc)."""
         template, pool, slots = self._template(view, mem)
-        self._table = list(view.table)
         turns = turns_had(view)
-        evidence = self._evidence(view, mem)
+        evidence, self._table = self._turn_evidence(view, mem)
         for _ in range(count):
             cards = list(pool)
             rng.shuffle(cards)
@@ -551,6 +557,19 @@ class ExpertBot:
             s.discard = pile
             s.stock = cards
             yield s
+
+    def _turn_evidence(self, view: PlayerView, mem: HandMemory) -> tuple[Evidence | None, list[Any]]:
+        """What the last player's turn says (:meth:`_evidence`) and the table it is read
+        against: read at the start of the bot's turn and kept for its later choices in the same
+        turn (its draw, spreads and hits change neither what that player did nor what they saw)."""
+        if view.drew is None:
+            read = (self._evidence(view, mem), list(view.table))
+            mem.turn_evidence = (view.turn_no, *read)
+            return read
+        kept = mem.turn_evidence
+        if EVIDENCE_AFTER_DRAW and kept is not None and kept[0] == view.turn_no:
+            return kept[1], kept[2]
+        return None, list(view.table)
 
     def _evidence(self, view: PlayerView, mem: HandMemory) -> Evidence | None:
         """At the start of its turn: the player who just played (to the bot's right), the card

@@ -21,11 +21,24 @@ def test_paired_without_a_change_plays_every_hand_alike(monkeypatch):
 
 
 def test_paired_sets_a_constant_for_the_changed_run_only(monkeypatch):
+    """The first run plays with the constants as they are, the second with the settings, and
+    the constants are put back afterwards."""
+    import bench.bench_bots as bench_bots
+
     monkeypatch.setattr(expert_bot, "DEFAULT_ROLLOUTS", 6)
     min_gain = expert_bot.MIN_GAIN
+    seen = []
+    play = bench_bots._heads_up_nets
+
+    def spy(make_own, hands, seed):  # type: ignore[no-untyped-def]
+        seen.append((expert_bot.MIN_GAIN, expert_bot.DEFAULT_ROLLOUTS))
+        return play(make_own, hands, seed)
+
+    monkeypatch.setattr(bench_bots, "_heads_up_nets", spy)
     p = paired(2, 3, ["MIN_GAIN=0.5", "DEFAULT_ROLLOUTS=4"])
     assert p["settings"] == {"MIN_GAIN": 0.5, "DEFAULT_ROLLOUTS": 4}
-    assert p["current"] != p["changed"]  # 4 playouts a decision play these hands otherwise
+    assert seen == [(min_gain, 6), (0.5, 4)]
+    assert p["hands"] == 4
     assert expert_bot.DEFAULT_ROLLOUTS == 6 and expert_bot.MIN_GAIN == min_gain
 
 

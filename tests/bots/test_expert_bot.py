@@ -305,3 +305,40 @@ def test_simulate_and_the_cli_play_the_expert_under_the_games_ruleset():
 
     r = CliRunner().invoke(app, ["simulate", "-n", "4", "-p", "2", "-b", "expert", "-b", "greedy", "--no-store", "--json"])
     assert r.exit_code == 0, r.stderr
+
+
+def test_the_last_players_turn_shapes_the_worlds_after_the_draw_too():
+    """What the greedy player's last turn says (the card it threw, no spread kept, no knock
+    made) is read at the start of the expert's turn and kept for its later choices in that
+    turn: after its draw, the worlds it weighs a discard in hold no hand in which that player
+    would have laid a spread before discarding (as at the start of the turn)."""
+    from tonk.core.spreads import natural_spread_possible
+
+    ruleset = load_ruleset()
+    after_draw = spread_kept = 0
+    for seed in range(6):
+        game = Game.new(["P1", "P2"], ruleset=ruleset, seed=seed)
+        expert = ExpertBot(ruleset=ruleset, rollouts=4)
+        greedy = make_bot("greedy", ruleset=ruleset)
+        rng, deck_rng = random.Random(seed), random.Random(seed + 1)
+        for _ in range(6):
+            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
+            start = None
+            while game.in_hand:
+                p = game.to_act
+                view = player_view(game.state, p)
+                if p == "P2":
+                    game.play(greedy.choose(view, game.legal_actions(), rng))
+                    continue
+                cmd = expert.choose(view, game.legal_actions(), rng)
+                mem = expert.memory
+                if view.drew is None:
+                    start = mem.turn_evidence
+                elif start is not None and start[0] == view.turn_no and start[1] is not None:
+                    assert expert._turn_evidence(view, mem) == (start[1], start[2])
+                    worlds = list(expert.worlds(view, mem, random.Random(seed), 8))
+                    after_draw += 1
+                    spread_kept += sum(natural_spread_possible(w.hands["P2"]) for w in worlds)
+                game.play(cmd)
+    assert after_draw > 50
+    assert spread_kept == 0
