@@ -40,7 +40,7 @@ from litestar import Litestar, Request, Response, Router, get, post
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
-from litestar.params import Parameter
+from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.types import ASGIApp
 
 from ..application.table_types import (
@@ -144,7 +144,7 @@ def _stream_seat(request: Request, table_id: str) -> str:
 
 
 @post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
-async def create_table(data: TableSettings, request: Request) -> CreatedTable:
+async def create_table(data: JSONBody[TableSettings], request: Request) -> CreatedTable:
     slots: TableSlots = request.app.state.slots
     client = client_address(request)
     slots.check(client)
@@ -159,7 +159,7 @@ async def list_tables(request: Request) -> dict[str, Any]:
 
 
 @get("/tables/{table_id:str}/view", summary="The seat's view")
-async def seat_view(table_id: str, request: Request) -> SeatView:
+async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
     # the plain case of this route and of ``command`` is answered by service/fast_path.py with
     # the same calls: a check added here is added there too (or makes that case fall back)
     seat = _seat(request, table_id)
@@ -167,13 +167,13 @@ async def seat_view(table_id: str, request: Request) -> SeatView:
 
 
 @post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin])
-async def sit(table_id: str, data: SitRequest, request: Request) -> SatDown:
+async def sit(table_id: FromPath[str], data: JSONBody[SitRequest], request: Request) -> SatDown:
     seat = _seat(request, table_id)
     return _tables(request).sit(table_id, seat, data.client_seed)
 
 
 @get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
-async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict[str, Any]:
+async def seat_receipts(table_id: FromPath[str], request: Request, after: FromQuery[int] = 0) -> dict[str, Any]:
     seat = _seat(request, table_id)
     if after < 0:
         raise TableError(f"after must be a seq, 0 or more, not {after}")
@@ -182,10 +182,10 @@ async def seat_receipts(table_id: str, request: Request, after: int = 0) -> dict
 
 @post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
 async def command(
-    table_id: str,
-    data: CommandRequest,
+    table_id: FromPath[str],
+    data: JSONBody[CommandRequest],
     request: Request,
-    view: Annotated[bool, Parameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
+    view: Annotated[bool, QueryParameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
 ) -> CommandResult:
     seat = _seat(request, table_id)
     fields = data.fields()
@@ -197,14 +197,14 @@ async def command(
 
 
 @post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
-async def close_table(table_id: str, request: Request) -> ClosedTable:
+async def close_table(table_id: FromPath[str], request: Request) -> ClosedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
 @post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin])
-async def rematch_table(table_id: str, request: Request) -> RematchedTable:
+async def rematch_table(table_id: FromPath[str], request: Request) -> RematchedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     slots: TableSlots = request.app.state.slots
@@ -215,7 +215,7 @@ async def rematch_table(table_id: str, request: Request) -> RematchedTable:
 
 
 @post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
-async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
+async def session(table_id: FromPath[str], request: Request) -> Response[dict[str, str]]:
     await read_fields(request)
     seat = _seat(request, table_id)
     if seat.startswith("@"):
@@ -234,10 +234,10 @@ async def session(table_id: str, request: Request) -> Response[dict[str, str]]:
 
 @get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
 async def seat_events(
-    table_id: str,
+    table_id: FromPath[str],
     request: Request,
-    seat_: Annotated[str | None, Parameter(query="seat", description="the seat whose stream cookie opens the stream (a browser may hold several seats' cookies)")] = None,
-    view: Annotated[Literal["turn"] | None, Parameter(query="view", description="turn: also send the seat's view (a `view` message) whenever the turn comes to the seat")] = None,
+    seat_: Annotated[str | None, QueryParameter(name="seat", description="the seat whose stream cookie opens the stream (a browser may hold several seats' cookies)")] = None,
+    view: Annotated[Literal["turn"] | None, QueryParameter(name="view", description="turn: also send the seat's view (a `view` message) whenever the turn comes to the seat")] = None,
 ) -> ASGIApp:
     seat = _stream_seat(request, table_id)
     if seat == HOST:
@@ -248,7 +248,7 @@ async def seat_events(
 
 
 @get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
-async def spectator_events(table_id: str, request: Request) -> ASGIApp:
+async def spectator_events(table_id: FromPath[str], request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
     return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, SPECTATOR, after, request.app.state.durability)
@@ -269,7 +269,7 @@ def _cli_json(data: Any) -> Response:
 
 
 @get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate])
-async def replay(game_id: str, request: Request, as_: Annotated[str | None, Parameter(query="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
+async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | None, QueryParameter(name="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
 
@@ -283,7 +283,7 @@ async def replay(game_id: str, request: Request, as_: Annotated[str | None, Para
 
 
 @get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate])
-async def audit(game_id: str, request: Request) -> Response:
+async def audit(game_id: FromPath[str], request: Request) -> Response:
     from ..application.audit import audit_document
 
     _ended_events(request, game_id)

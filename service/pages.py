@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from litestar import Request, Response, get
+from litestar.params import FromPath, FromQuery
 
 from .. import web
 from ..application.replay_document import replay_document
@@ -45,12 +46,12 @@ async def lobby_page() -> Response:
 
 
 @get("/play/{table_id:str}", summary="A seat's table (HTML)")
-async def table_page(table_id: str) -> Response:
+async def table_page(table_id: FromPath[str]) -> Response:
     return _page("table.html")
 
 
 @get("/games/{game_id:str}", summary="The replay viewer of an ended game (HTML)")
-async def replay_page(game_id: str) -> Response:
+async def replay_page(game_id: FromPath[str]) -> Response:
     from urllib.parse import quote
 
     return _page(
@@ -62,7 +63,7 @@ async def replay_page(game_id: str) -> Response:
 
 
 @get("/static/{name:str}", summary="A static file of the web pages")
-async def static_file(name: str) -> Response:
+async def static_file(name: FromPath[str]) -> Response:
     if name not in _static_names():
         raise UnknownTable(f"no static file {name!r}")
     suffix = "." + name.rsplit(".", 1)[-1]
@@ -70,7 +71,7 @@ async def static_file(name: str) -> Response:
 
 
 @get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it", guards=[public_rate])
-async def replay_data(game_id: str, request: Request) -> dict[str, Any]:
+async def replay_data(game_id: FromPath[str], request: Request) -> dict[str, Any]:
     from ..application.audit import audit_game
     from ..core.events import GameEnded
 
@@ -103,7 +104,7 @@ async def rule_statements() -> dict[str, Any]:
 
 
 @get("/deck", summary="The deck of a ruleset (variants and options), as the dispute desk's card pickers show it", guards=[public_rate])
-async def ruleset_deck(variant: list[str] | None = None, options: str | None = None) -> dict[str, Any]:
+async def ruleset_deck(variant: FromQuery[list[str] | None] = None, options: FromQuery[str | None] = None) -> dict[str, Any]:
     import json
 
     from ..variants import load_ruleset
@@ -123,7 +124,7 @@ async def ruleset_deck(variant: list[str] | None = None, options: str | None = N
     summary="An ended game's position as a hand record (as tonk export GAME --hand N --as-record --at K): the position after event seq, as the replay viewer numbers them",
     guards=[public_rate],
 )
-async def position_as_record(game_id: str, request: Request, seq: int = 1) -> dict[str, Any]:
+async def position_as_record(game_id: FromPath[str], request: Request, seq: FromQuery[int] = 1) -> dict[str, Any]:
     from ..application.position_record import locate, position_record
     from ..core.events import GameEnded
 
