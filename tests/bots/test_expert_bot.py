@@ -180,19 +180,16 @@ def test_expert_remembers_a_card_the_next_player_took():
     pytest.fail("no seed gave the position")
 
 
-def test_the_other_players_not_knocking_is_read_as_greedy_reads_it():
-    """Heads-up, at the start of the expert's turn, the greedy player's real hand, with the
-    card it really drew, never says it would have knocked at the start of the turn it just
-    played (it did not knock): the evidence is exact.  And it rules some hands out: a hand
-    of aces would have knocked."""
+def _expert_turns_against_greedy(seeds: int, hands: int = 6):
+    """Heads-up games, the expert in P1 (4 playouts a decision) against greedy: after each of
+    the expert's choices, before it is played, ``(game, expert, the view it chose in, seed)``."""
     ruleset = load_ruleset()
-    checked = ruled_out = 0
-    for seed in range(8):
+    for seed in range(seeds):
         game = Game.new(["P1", "P2"], ruleset=ruleset, seed=seed)
         expert = ExpertBot(ruleset=ruleset, rollouts=4)
         greedy = make_bot("greedy", ruleset=ruleset)
         rng, deck_rng = random.Random(seed), random.Random(seed + 1)
-        for _ in range(6):
+        for _ in range(hands):
             game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
             while game.in_hand:
                 p = game.to_act
@@ -201,14 +198,24 @@ def test_the_other_players_not_knocking_is_read_as_greedy_reads_it():
                     game.play(greedy.choose(view, game.legal_actions(), rng))
                     continue
                 cmd = expert.choose(view, game.legal_actions(), rng)
-                nk = expert._no_knock(view, expert.memory) if view.drew is None and view.turn_no > 1 else None
-                if nk is not None:
-                    drawn = next(e.card for e in reversed(game.state.hand_log) if isinstance(e, CardDrawn) and e.player == "P2")
-                    assert not expert.knocked_then(list(game.state.hands["P2"]), view.discard_top, nk, drawn)
-                    checked += 1
-                    aces = [c for c in ("AS", "AH", "AD", "AC") if c not in view.hand]
-                    ruled_out += expert.knocked_then(aces[:3], aces[3] if len(aces) > 3 else aces[0], nk, aces[0])
+                yield game, expert, view, seed
                 game.play(cmd)
+
+
+def test_the_other_players_not_knocking_is_read_as_greedy_reads_it():
+    """Heads-up, at the start of the expert's turn, the greedy player's real hand, with the
+    card it really drew, never says it would have knocked at the start of the turn it just
+    played (it did not knock): the evidence is exact.  And it rules some hands out: a hand
+    of aces would have knocked."""
+    checked = ruled_out = 0
+    for game, expert, view, _ in _expert_turns_against_greedy(seeds=8):
+        nk = expert._no_knock(view, expert.memory) if view.drew is None and view.turn_no > 1 else None
+        if nk is not None:
+            drawn = next(e.card for e in reversed(game.state.hand_log) if isinstance(e, CardDrawn) and e.player == "P2")
+            assert not expert.knocked_then(list(game.state.hands["P2"]), view.discard_top, nk, drawn)
+            checked += 1
+            aces = [c for c in ("AS", "AH", "AD", "AC") if c not in view.hand]
+            ruled_out += expert.knocked_then(aces[:3], aces[3] if len(aces) > 3 else aces[0], nk, aces[0])
     assert checked > 50 and ruled_out > 0
 
 
@@ -314,31 +321,16 @@ def test_the_last_players_turn_shapes_the_worlds_after_the_draw_too():
     would have laid a spread before discarding (as at the start of the turn)."""
     from tonk.core.spreads import natural_spread_possible
 
-    ruleset = load_ruleset()
     after_draw = spread_kept = 0
-    for seed in range(6):
-        game = Game.new(["P1", "P2"], ruleset=ruleset, seed=seed)
-        expert = ExpertBot(ruleset=ruleset, rollouts=4)
-        greedy = make_bot("greedy", ruleset=ruleset)
-        rng, deck_rng = random.Random(seed), random.Random(seed + 1)
-        for _ in range(6):
-            game.play(DealHand(deck=shuffle_deck(ruleset.deck, deck_rng)))
-            start = None
-            while game.in_hand:
-                p = game.to_act
-                view = player_view(game.state, p)
-                if p == "P2":
-                    game.play(greedy.choose(view, game.legal_actions(), rng))
-                    continue
-                cmd = expert.choose(view, game.legal_actions(), rng)
-                mem = expert.memory
-                if view.drew is None:
-                    start = mem.turn_evidence
-                elif start is not None and start[0] == view.turn_no and start[1] is not None:
-                    assert expert._turn_evidence(view, mem) == (start[1], start[2])
-                    worlds = list(expert.worlds(view, mem, random.Random(seed), 8))
-                    after_draw += 1
-                    spread_kept += sum(natural_spread_possible(w.hands["P2"]) for w in worlds)
-                game.play(cmd)
+    start = None
+    for _, expert, view, seed in _expert_turns_against_greedy(seeds=6):
+        mem = expert.memory
+        if view.drew is None:
+            start = mem.turn_evidence
+        elif start is not None and start[0] == view.turn_no and start[1] is not None:
+            assert expert._turn_evidence(view, mem) == (start[1], start[2])
+            worlds = list(expert.worlds(view, mem, random.Random(seed), 8))
+            after_draw += 1
+            spread_kept += sum(natural_spread_possible(w.hands["P2"]) for w in worlds)
     assert after_draw > 50
     assert spread_kept == 0
