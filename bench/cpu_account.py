@@ -31,10 +31,16 @@ def _named_stat(pid: int) -> tuple[str, list[str]] | None:
     return head.partition("(")[2], rest.split()
 
 
+def _seconds(fields: list[str], at: int) -> float:
+    """Seconds from two clock-tick fields of ``/proc/<pid>/stat`` (after the name) from index ``at``:
+    11 the process's own user + system time, 13 its reaped children's."""
+    return (int(fields[at]) + int(fields[at + 1])) / _TICK
+
+
 def process_seconds(pid: int) -> float | None:
     """CPU seconds (user + system) a live process has used, or ``None``."""
     fields = _stat(pid)
-    return None if fields is None else (int(fields[11]) + int(fields[12])) / _TICK
+    return None if fields is None else _seconds(fields, 11)
 
 
 def _children(pid: int) -> list[int]:
@@ -57,7 +63,7 @@ class FamilyCpu:
         fields = _stat(self.root)
         if fields is None:
             return None
-        out = {self.root: (int(fields[11]) + int(fields[12])) / _TICK, -1: (int(fields[13]) + int(fields[14])) / _TICK}
+        out = {self.root: _seconds(fields, 11), -1: _seconds(fields, 13)}
         for pid in _children(self.root):
             used = process_seconds(pid)
             if used is not None:

@@ -3,9 +3,11 @@ the machine's busy cores (what the PostgreSQL service benchmark splits its CPU b
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -93,11 +95,9 @@ def test_a_family_whose_root_is_gone_has_no_figure():
 
 
 def test_the_machine_busy_cores_are_between_none_and_all():
-    import os
-
     before = cpu_account.machine()
-    t_end = __import__("time").process_time() + 0.1
-    while __import__("time").process_time() < t_end:
+    t_end = time.process_time() + 0.1
+    while time.process_time() < t_end:
         pass
     busy = cpu_account.busy_cores(before, cpu_account.machine())
     assert busy is not None and 0 < busy <= (os.cpu_count() or 1)

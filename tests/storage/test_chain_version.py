@@ -181,7 +181,6 @@ def test_a_chain_version_this_tonk_does_not_know_is_reported(db, games, tamper, 
     assert [x["seq"] for x in json.loads(a.stdout)["games"][0]["findings"] if x["check"] == "chain"] == [4]
 
 
-
 def test_a_last_row_of_an_unknown_version_with_the_version_2_hash_is_reported_by_the_scan(db, games, record, tamper):
     """The verified scan makes a link's suffix again whenever a row's version, time or command
     id is not the previous row's: the last row of an append (nothing after it to break) marked
@@ -197,6 +196,7 @@ def test_a_last_row_of_an_unknown_version_with_the_version_2_hash_is_reported_by
         assert (f.seq, f.found) == (seq, "3")
         [game] = store.iter_verified_games()
         assert not game.intact and game.chain == [f]
+
 
 # --- an old store ------------------------------------------------------------------------
 def old_store(path: Path, games) -> None:
