@@ -229,7 +229,11 @@ def paired(hands: int, seed: int, settings: list[str]) -> dict[str, Any]:
         old = getattr(expert_bot, name, None)
         if not name.isupper() or not isinstance(old, (int, float)):
             raise SystemExit(f"--set {s}: not a numeric constant of tonk.core.expert_bot")
-        changed[name] = type(old)(float(text))
+        try:
+            value = float(text)
+        except ValueError:
+            raise SystemExit(f"--set {s}: {text!r} is not a number (NAME=VALUE)") from None
+        changed[name] = type(old)(value)
     make = lambda points: expert_bot.ExpertBot(points=points, ruleset=_default_ruleset())  # noqa: E731
     current = _heads_up_nets(make, hands, seed)
     saved = {name: getattr(expert_bot, name) for name in changed}

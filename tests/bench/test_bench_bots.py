@@ -46,3 +46,9 @@ def test_paired_sets_a_constant_for_the_changed_run_only(monkeypatch):
 def test_paired_refuses_what_is_not_a_numeric_constant(setting):
     with pytest.raises(SystemExit, match="not a numeric constant"):
         paired(1, 1, [setting])
+
+
+@pytest.mark.parametrize("setting", ["MIN_GAIN=x", "MIN_GAIN=", "DEFAULT_ROLLOUTS"])
+def test_paired_refuses_a_value_that_is_not_a_number(setting):
+    with pytest.raises(SystemExit, match="is not a number"):
+        paired(1, 1, [setting])
