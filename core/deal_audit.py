@@ -101,7 +101,12 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
             statement = f"{SECRET}; the server chose the decks (no seats' seeds)"
     else:
         guarantees = COMMITTED
-        statement = f"{COMMITTED}: unsalted, reproducible from the game's seed"
+        if findings:
+            statement = f"{COMMITTED}; NOT fair: {len(findings)} finding(s) of the fair deal"
+        elif fair and not revealed:  # e.g. resumed: the later hands' source is recorded nowhere
+            statement = f"{COMMITTED}; NOT shown fair: the server seed was never revealed"
+        else:
+            statement = f"{COMMITTED}: unsalted, reproducible from the game's seed"
     return DealGuarantees(guarantees=guarantees, schemes=schemes, decks_recomputed=recomputed, fair_hands=len(fair), statement=statement, findings=findings)
 
 

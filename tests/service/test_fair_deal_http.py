@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tonk.core import Game, fair_deal
 from tonk.core.commands import DealHand
 from tonk.core.events import GameEnded, GameStarted, HandDealt
@@ -181,10 +183,12 @@ def test_a_deck_the_operator_chose_is_named_by_the_audit_and_the_verifier(server
     assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck does NOT follow from the seeds"]
 
 
-def test_a_deck_the_operator_chose_and_recorded_without_the_seeds_is_named_too(server, client: Client, tmp_path: Path):
-    """The same forgery, but hand 2 recorded as a plain salted deal (no deal_scheme, nonce or
-    client_seeds): the game committed to a server seed and revealed it, so every hand must be
-    the fair deal's, and a hand that does not say it is one does not follow from the seeds."""
+@pytest.mark.parametrize("salted", [True, False], ids=["salted", "unsalted"])
+def test_a_deck_the_operator_chose_and_recorded_without_the_seeds_is_named_too(server, client: Client, tmp_path: Path, salted: bool):
+    """The same forgery, but hand 2 recorded as an ordinary (salted or unsalted) deal, without
+    deal_scheme, nonce or client_seeds: the game committed to a server seed and revealed it, so
+    every hand must be the fair deal's, and a hand that does not say it is one does not follow
+    from the seeds."""
     created = client.create(seats=["ann", "bob"], hand_limit=2)
     play_until_over(client, created, random.Random(5))
     with EventStore.open(server.db) as store:
@@ -194,7 +198,7 @@ def test_a_deck_the_operator_chose_and_recorded_without_the_seeds_is_named_too(s
     real = events[i]
     assert isinstance(real, HandDealt) and isinstance(real.salt, str)
     game = Game(load_ruleset(), events[:i])
-    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt))  # no seeds recorded
+    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt if salted else None))  # no seeds recorded
     rng = random.Random(3)
     while game.in_hand:
         game.play(rng.choice(game.legal_actions()))
