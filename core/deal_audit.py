@@ -15,7 +15,9 @@ resumed in another process, which never held the seed) is said to be not shown f
 that is no finding of the record, whose every event may still be right.
 
 :func:`check_deals` names every hand whose deck does not follow (one finding per hand), and
-anything else wrong with the fair deal's record (the seed's hash, a nonce, the seats).
+anything else wrong with the fair deal's record (the seed's hash, a nonce, the seats).  In a
+game that committed to a server seed and revealed it, a hand recorded without the fair deal's
+fields (an ordinary salted deal: a deck the server chose) is such a hand too.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
     ended = next(((seq, e) for seq, e in enumerate(events, start=1) if type(e) is GameEnded), None)
     findings: list[Finding] = []
     schemes = sorted({_scheme(e) for _, e in deals})
-    fair = [(seq, e) for seq, e in deals if isinstance(e.deal_scheme, str) or isinstance(e.client_seeds, dict)]
+    fair = [(seq, e) for seq, e in deals if _is_fair(e)]
     server_seed = ended[1].server_seed if ended is not None else ""
     revealed = bool(server_seed)
     if ended is not None and committed_hash is not None and server_seed:
@@ -66,7 +68,11 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
             findings.append(Finding(gid, ended[0], 0, SCHEME, "the revealed server seed does not hash to the server_seed_hash game_started committed to", committed_hash, server_seed))
     seed_ok = revealed and not findings
     recomputed = 0
-    for seq, e in fair:
+    for seq, e in deals:
+        if not _is_fair(e):
+            if committed_hash is not None and revealed:  # the game claims every deck from its seed
+                findings.append(Finding(gid, seq, e.hand_no, SCHEME, f"hand {e.hand_no} records no {SCHEME} deal (no deal_scheme, nonce or client_seeds) in a game that committed to a server seed and revealed it: its deck does not follow from the seeds"))
+            continue
         problem = _record_problem(e, committed_hash, first.players if isinstance(first, GameStarted) else ())
         if problem:
             findings.append(Finding(gid, seq, e.hand_no, SCHEME, problem))
@@ -95,8 +101,17 @@ def check_deals(events: Sequence[Event], cards: Iterable[str] | None = None) -> 
             statement = f"{SECRET}; the server chose the decks (no seats' seeds)"
     else:
         guarantees = COMMITTED
-        statement = f"{COMMITTED}: unsalted, reproducible from the game's seed"
+        if findings:
+            statement = f"{COMMITTED}; NOT fair: {len(findings)} finding(s) of the fair deal"
+        elif fair and not revealed:  # e.g. resumed: the later hands' source is recorded nowhere
+            statement = f"{COMMITTED}; NOT shown fair: the server seed was never revealed"
+        else:
+            statement = f"{COMMITTED}: unsalted, reproducible from the game's seed"
     return DealGuarantees(guarantees=guarantees, schemes=schemes, decks_recomputed=recomputed, fair_hands=len(fair), statement=statement, findings=findings)
+
+
+def _is_fair(e: HandDealt) -> bool:
+    return isinstance(e.deal_scheme, str) or isinstance(e.client_seeds, dict)
 
 
 def _scheme(e: HandDealt) -> str:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterable, Mapping,
 
 import pluggy
 
-from .cards import is_joker
+from .cards import RANK_OF, is_joker
 from .errors import IllegalAction, RulesetError, SetupError
 from .events import Payment, PluginPin, RulesetSpec
 from .hookcalls import HookCalls
@@ -216,6 +216,12 @@ class Ruleset:
         self.deck: tuple[str, ...] = tuple(self.hooks.tonk_deck(draft))
         if len(set(self.deck)) != len(self.deck):
             raise RulesetError("the deck built by the variants holds a card twice")
+        unknown = [c for c in self.deck if c not in RANK_OF]
+        if unknown:
+            raise RulesetError(
+                f"the deck built by the variants holds {' '.join(map(str, unknown))}, which {'is' if len(unknown) == 1 else 'are'} no card"
+                " (a rank A 2-10 J Q K and a suit S H D C, or a joker X1 X2)"
+            )
         jokers = sum(1 for c in self.deck if is_joker(c))
         if self.options.get("jokers", 0) != jokers:
             raise RulesetError(

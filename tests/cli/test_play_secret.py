@@ -90,6 +90,29 @@ def test_an_unseeded_game_is_dealt_fairly_and_verifies_like_a_served_one(tonk, d
     assert checked.returncode == 0 and checked.stdout.splitlines()[1:] == ["hand 1: deck verified", "hand 2: deck verified"], checked.stdout
 
 
+def test_a_game_resumed_in_another_session_is_said_not_shown_fair(tonk, db):
+    """docs/fair-deal.md: a game continued with ``tonk play --resume`` never held the server
+    seed, so nothing reveals it, and ``tonk audit`` says the game is not shown fair (its
+    later hands are shuffled from a source nothing records, not from a seed of the game)."""
+    import json
+
+    first = tonk("play", "--bot", "random", "--hands", "3", input="q\n")
+    gid = re.search(r"tonk play --resume (\S+)", first.stdout).group(1)
+    resumed = tonk("play", "--resume", gid, "--hands", "2", input="k\n" * 40)
+    assert resumed.exit_code == 0 and "game over after" in resumed.stdout, resumed.stdout
+    with EventStore.open(db) as store:
+        (full,) = [g for g in store.game_ids() if g.startswith(gid)]
+        events = store.read(full)
+    dealt = [e for e in events if isinstance(e, HandDealt)]
+    assert isinstance(dealt[0].deal_scheme, str) and not isinstance(dealt[1].deal_scheme, str)
+    assert isinstance(events[-1], GameEnded) and events[-1].server_seed == ""
+    audit = tonk("audit", gid, "--json")
+    assert audit.exit_code == 0, audit.stdout
+    (g,) = json.loads(audit.stdout)["games"]
+    assert g["verdict"] == "clean" and g["deal"]["guarantees"] == "committed, not secret"
+    assert g["deal"]["statement"] == "committed, not secret; NOT shown fair: the server seed was never revealed"
+
+
 def test_a_seeded_game_stays_reproducible_and_says_it_is_not_secret(tonk, db):
     import json
 

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tonk.core import Game, fair_deal
 from tonk.core.commands import DealHand
 from tonk.core.events import GameEnded, GameStarted, HandDealt
@@ -176,6 +178,41 @@ def test_a_deck_the_operator_chose_is_named_by_the_audit_and_the_verifier(server
     assert "NOT fair" in g["deal"]["statement"]
     text = run_cli("--db", str(forged), "audit", created["table"]).stdout
     assert "hand 2's deck does not follow" in text and "NOT fair" in text
+    r = run_verifier(tmp_path, export(forged, created["table"], tmp_path / "forged.jsonl"))
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck does NOT follow from the seeds"]
+
+
+@pytest.mark.parametrize("salted", [True, False], ids=["salted", "unsalted"])
+def test_a_deck_the_operator_chose_and_recorded_without_the_seeds_is_named_too(server, client: Client, tmp_path: Path, salted: bool):
+    """The same forgery, but hand 2 recorded as an ordinary (salted or unsalted) deal, without
+    deal_scheme, nonce or client_seeds: the game committed to a server seed and revealed it, so
+    every hand must be the fair deal's, and a hand that does not say it is one does not follow
+    from the seeds."""
+    created = client.create(seats=["ann", "bob"], hand_limit=2)
+    play_until_over(client, created, random.Random(5))
+    with EventStore.open(server.db) as store:
+        events = store.read(created["table"])
+    server_seed = events[-1].server_seed
+    i = next(k for k, e in enumerate(events) if type(e) is HandDealt and e.hand_no == 2)
+    real = events[i]
+    assert isinstance(real, HandDealt) and isinstance(real.salt, str)
+    game = Game(load_ruleset(), events[:i])
+    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt if salted else None))  # no seeds recorded
+    rng = random.Random(3)
+    while game.in_hand:
+        game.play(rng.choice(game.legal_actions()))
+    game.end("hand limit 2 reached", server_seed=server_seed)
+    forged = tmp_path / "forged.db"
+    with EventStore.open(forged, create=True) as store:
+        store.append(created["table"], game.events, 0)
+    audit = run_cli("--db", str(forged), "audit", created["table"], "--json")
+    assert audit.returncode == 1, audit.stdout
+    (g,) = json.loads(audit.stdout)["games"]
+    assert g["checks"] == {"chain": "ok", "conservation": "ok", "rules": "ok", "deal": "failed"}
+    assert [(f["check"], f["hand_no"]) for f in g["findings"]] == [("deal", 2)]
+    assert "hand 2 records no tonk-deal-v1 deal" in g["findings"][0]["message"]
+    assert "NOT fair" in g["deal"]["statement"]
     r = run_verifier(tmp_path, export(forged, created["table"], tmp_path / "forged.jsonl"))
     assert r.returncode == 1
     assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck does NOT follow from the seeds"]

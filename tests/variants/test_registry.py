@@ -111,6 +111,19 @@ def test_two_answers_to_an_option_only_hook_contradict():
     load_ruleset(["face-cards-11-12-13", "deuces-wild", "jokers-wild"], {"joker_value": 3})
 
 
+def _third_joker(ruleset):
+    deck = yield
+    return deck + ["X3"]
+
+
+def test_a_deck_with_a_card_tonk_does_not_know_is_refused():
+    """A variant's deck must hold cards only (the fair deal, the spreads and the points know
+    no other): a third joker is refused when the ruleset is built, before any game starts."""
+    odd = SimpleNamespace(VARIANT=VariantInfo("third-joker", "x"), tonk_deck=hookimpl(wrapper=True)(_third_joker))
+    with pytest.raises(RulesetError, match=r"the deck built by the variants holds X3, which is no card \(a rank A 2-10 J Q K and a suit S H D C, or a joker X1 X2\)"):
+        load_ruleset(["third-joker"], registry=_registry(odd))
+
+
 def test_required_options_must_be_given():
     for name, option in (("jokers-wild", "joker_value"), ("caught-scheme", "caught_scheme"), ("cards-per-player", "cards_per_player")):
         with pytest.raises(RulesetError, match=f"variant {name} needs the option {option} to be given"):

@@ -65,7 +65,8 @@ def _play_to_the_end(base: str, created: dict) -> None:
     raise AssertionError("the game did not end")
 
 
-def test_the_replay_viewer_recomputes_every_deck_and_names_one_that_does_not_follow(page, service, tonk_cli, tmp_path):
+@pytest.mark.parametrize("seeds_recorded", [True, False], ids=["seeds-recorded", "recorded-without-seeds"])
+def test_the_replay_viewer_recomputes_every_deck_and_names_one_that_does_not_follow(page, service, tonk_cli, tmp_path, seeds_recorded):
     base, db = service
     created = create_table(base, {"seats": ["ann", "bob"], "hand_limit": 2})
     _play_to_the_end(base, created)
@@ -73,13 +74,15 @@ def test_the_replay_viewer_recomputes_every_deck_and_names_one_that_does_not_fol
     checks = page.locator("#deck-checks li")
     expect(checks).to_have_text(["Hand 1: deck verified", "Hand 2: deck verified"], timeout=20000)
     expect(page.locator("#deck-checks")).to_contain_text("Fair: every deck follows")
-    # the operator dealt hand 2 from a deck of its choosing (the record otherwise consistent)
+    # the operator dealt hand 2 from a deck of its choosing (the record otherwise consistent),
+    # recording the seats' seeds, or recording it as an ordinary salted deal without them
     with EventStore.open(db) as store:
         events = store.read(created["table"])
     i = next(k for k, e in enumerate(events) if type(e) is HandDealt and e.hand_no == 2)
     real = events[i]
     game = Game(load_ruleset(), events[:i])
-    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt, client_seeds=dict(real.client_seeds)))
+    seeds = dict(real.client_seeds) if seeds_recorded else None
+    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt, client_seeds=seeds))
     rng = random.Random(1)
     while game.in_hand:
         game.play(rng.choice(game.legal_actions()))

@@ -57,14 +57,20 @@ export async function checkDecks(doc) {
   const events = steps.map((s) => s.event);
   const started = events[0];
   const ended = events[events.length - 1];
-  const fair = steps.filter((s) => s.event.type === "hand_dealt" && s.event.deal_scheme === SCHEME);
+  const dealt = steps.filter((s) => s.event.type === "hand_dealt" && !s.event.explicit);
+  const fair = dealt.filter((s) => s.event.deal_scheme === SCHEME);
   if (!fair.length) return { note: "No deck of this game was dealt with " + SCHEME + ": the server chose the decks (they are secret and committed, not shown fair)." };
   if (!ended || ended.type !== "game_ended" || !ended.server_seed) return { note: "The server seed was not revealed: the decks cannot be recomputed." };
   if (!crypto.subtle) return { note: "This browser offers no WebCrypto here: the decks cannot be recomputed (tonk audit can)." };
   const seedOk = hexOf(await crypto.subtle.digest("SHA-256", bytesOf(ended.server_seed))) === started.server_seed_hash;
   const hands = [];
-  for (const step of fair) {
+  for (const step of dealt) {
     const e = step.event;
+    if (e.deal_scheme !== SCHEME) {
+      // a hand without the seeds in a game that committed to a server seed: the server chose its deck
+      hands.push({ hand_no: e.hand_no, seq: step.seq, ok: false });
+      continue;
+    }
     const deck = await fairDeck(ended.server_seed, e.hand_no, started.players, e.client_seeds || {}, e.deck);
     hands.push({ hand_no: e.hand_no, seq: step.seq, ok: seedOk && deck.join(" ") === e.deck.join(" ") });
   }
