@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, AsyncIterator, Literal
 
 import msgspec
-from litestar import Litestar, Request, Response, Router, get, post
+from litestar import Litestar, Request, Response, Router, get, post, route
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
@@ -141,6 +141,15 @@ def _stream_seat(request: Request, table_id: str) -> str:
         raise BadToken(f"the stream cookie for seat {wanted!r} is not that seat's")
     request.app.state.limiter.check(token_hash(ticket), "for this stream cookie")
     return seat
+
+
+@route("/tables", http_method=["OPTIONS"], include_in_schema=False)
+async def tables_options() -> Response[None]:
+    """``OPTIONS /tables``, the one path two handlers serve: Litestar makes a path's ``OPTIONS``
+    answer with its first handler and keeps it when the second comes, so its ``Allow`` would name
+    ``POST`` alone.  Registered before both, this answer is the path's (``docs/http-api.md``:
+    every route answers ``OPTIONS``, ``204`` with ``Allow``)."""
+    return Response(content=None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
 
 
 @post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
@@ -381,7 +390,7 @@ def create_app(config: ServiceConfig) -> Litestar:
 
     return ServiceApp(
         middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
-        route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
+        route_handlers=[tables_options, create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State(

@@ -384,6 +384,19 @@ def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(cl
     error_of(client.http.get("/tables/x/nothing"), 404, "not_found")
 
 
+def test_every_route_answers_options_204_with_allow_naming_the_methods_of_its_path(client: Client):
+    """``OPTIONS`` on every path of the routes table: ``204`` with ``Allow`` naming exactly the
+    methods the table gives that path, and ``OPTIONS`` (``/tables`` has two: ``GET`` and ``POST``)."""
+    paths: dict[str, set[str]] = {}
+    for method, path in documented_routes():
+        paths.setdefault(path.replace("{}", "x"), set()).add(method)
+    assert paths["/tables"] == {"GET", "POST"}
+    for path, methods in paths.items():
+        r = client.http.options(path)
+        assert r.status_code == 204, (path, r.status_code, r.text)
+        assert {m.strip() for m in r.headers["allow"].split(",")} == methods | {"OPTIONS"}, (path, r.headers["allow"])
+
+
 def test_the_openapi_document_names_the_query_parameters_the_routes_read(client: Client):
     """``?as=PLAYER`` of a replay and ``?after=SEQ`` of receipts, as the routes table writes them."""
     doc = client.http.get("/schema/openapi.json").json()
