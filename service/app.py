@@ -65,7 +65,7 @@ from .fast_path import ServiceApp
 from .group_sync import SQLITE_BATCH, SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
-from .request_body import CommandRequest, SafeJSONRequest, read_fields
+from .request_body import CommandRequest, SafeJSONRequest, body_as, read_fields
 from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
@@ -156,6 +156,7 @@ async def tables_options() -> Response[None]:
 async def create_table(data: JSONBody[TableSettings], request: Request) -> CreatedTable:
     slots: TableSlots = request.app.state.slots
     client = client_address(request)
+    data = await body_as(request, TableSettings)
     slots.check(client)
     created = _tables(request).create(data)
     slots.hold(_tables(request), created.table, client)
@@ -177,6 +178,7 @@ async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
 
 @post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin])
 async def sit(table_id: FromPath[str], data: JSONBody[SitRequest], request: Request) -> SatDown:
+    data = await body_as(request, SitRequest)
     seat = _seat(request, table_id)
     return _tables(request).sit(table_id, seat, data.client_seed)
 
@@ -196,6 +198,7 @@ async def command(
     request: Request,
     view: Annotated[bool, QueryParameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
 ) -> CommandResult:
+    data = await body_as(request, CommandRequest)
     seat = _seat(request, table_id)
     fields = data.fields()
     tables = _tables(request)

@@ -113,6 +113,35 @@ def test_bad_table_settings_are_400_naming_the_setting(client: Client):
         error_of(r, 400, "bad_request", words)
 
 
+@pytest.mark.parametrize(
+    "settings, field, sent",
+    [
+        ({"seats": ["a", "b"], "hand_limit": "2"}, "hand_limit", "str"),
+        ({"seats": ["a", "b"], "hand_limit": 2.0}, "hand_limit", "float"),
+        ({"seats": ["a", "b"], "turn_timer": "30"}, "turn_timer", "str"),
+        ({"seats": ["a", "b"], "turn_timer": 30, "sit_deadline": "60"}, "sit_deadline", "str"),
+    ],
+)
+def test_a_setting_of_the_wrong_json_type_is_400_and_creates_no_table(client: Client, settings: dict, field: str, sent: str):
+    """A number sent as text (or an integer as ``2.0``) is a wrong type, as the API defines
+    the body: not read as the number it spells (Litestar's lenient conversion did)."""
+    before = len(client.http.get("/tables").json()["tables"])
+    err = error_of(client.http.post("/tables", json=settings), 400, "bad_request", field, f"got `{sent}`")
+    assert "POST /tables" in err["message"]
+    assert len(client.http.get("/tables").json()["tables"]) == before
+
+
+@pytest.mark.parametrize("version", [str, float])
+def test_a_command_whose_version_is_not_a_json_integer_is_400_and_applies_nothing(server, client: Client, table: dict, version):
+    tid = table["table"]
+    seat, v = mover(client, table)
+    body = {**command_body(v["legal"][0], v["version"]), "version": version(v["version"])}
+    for path in (f"/tables/{tid}/commands", f"/tables/{tid}/commands?view=true"):
+        r = client.http.post(path, headers=auth(table["tokens"][seat]), json=body)
+        error_of(r, 400, "bad_request", "Expected `int`", "version")
+    assert stored_version(server, tid) == v["version"]
+
+
 def test_a_body_over_the_limit_is_413(client: Client, table: dict):
     r = client.http.post("/tables", content=b'{"seats": ["' + b"a" * 100_000 + b'"]}', headers={"content-type": "application/json"})
     error_of(r, 413, "too_large")
