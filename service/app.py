@@ -286,7 +286,7 @@ async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | 
     from ..core.views import AUDITOR
 
     events = _ended_events(request, game_id)
-    viewer = as_ or AUDITOR
+    viewer = AUDITOR if as_ is None else as_  # ?as= names no player: a 400, as tonk replay --as ''
     try:
         doc = replay_document(game_id, viewer, events)
     except ReplayError as exc:
