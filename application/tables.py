@@ -498,7 +498,7 @@ class Tables:
             if table.game.state.game_over:
                 raise TableOver("the game at this table has ended")
             if not table.waiting:
-                raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed or the table closed)", current_version=table.version)
+                raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed)", current_version=table.version)
             stored[seat] = client_seed
             self.seats.set_private(table_id, CLIENT_SEEDS, stored)
             self.wrote(table_id)
