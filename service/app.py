@@ -119,13 +119,16 @@ def _seat(request: Request, table_id: str) -> str:
 
 
 def _stream_seat(request: Request, table_id: str) -> str:
-    """The seat of a stream request: the token in the header, else the stream cookie of the
-    seat named by ``?seat=`` (without it: the only stream cookie of the table the browser
-    sent; several are ambiguous, a 400)."""
-    if "authorization" in request.headers:
-        return _seat(request, table_id)
-    cookies = stream_cookies(request.headers, table_id)
+    """The seat of a stream request: the token in the header (``?seat=``, when sent, must be
+    its seat), else the stream cookie of the seat named by ``?seat=`` (without it: the only
+    stream cookie of the table the browser sent; several are ambiguous, a 400)."""
     wanted = request.query_params.get("seat")
+    if "authorization" in request.headers:
+        seat = _seat(request, table_id)
+        if wanted is not None and seat not in (wanted, HOST):  # (the host's: refused by the route)
+            raise Forbidden(f"this token is seat {seat!r}'s: it opens that seat's stream, not seat {wanted!r}'s")
+        return seat
+    cookies = stream_cookies(request.headers, table_id)
     if wanted is not None:
         ticket = cookies.get(cookie_name(table_id, wanted))
     elif len(cookies) > 1:
