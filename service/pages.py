@@ -107,11 +107,14 @@ async def rule_statements() -> dict[str, Any]:
 async def ruleset_deck(variant: FromQuery[list[str] | None] = None, options: FromQuery[str | None] = None) -> dict[str, Any]:
     import json
 
+    from ..core.safe_json import UnsafeJSON, loads
     from ..variants import load_ruleset
 
     try:
-        given = json.loads(options) if options else {}
-    except ValueError:
+        given = loads(options) if options else {}  # within the limits every body is read with
+    except UnsafeJSON as exc:
+        raise TableError(f"options: JSON outside the limits: {exc.message}") from None
+    except json.JSONDecodeError:
         raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}") from None
     if not isinstance(given, dict):
         raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}")

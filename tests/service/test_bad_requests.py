@@ -142,6 +142,23 @@ def test_a_command_whose_version_is_not_a_json_integer_is_400_and_applies_nothin
     assert stored_version(server, tid) == v["version"]
 
 
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ("[" * 3000, ["nesting deeper than 64 levels"]),
+        ("[" * 3000 + "]" * 3000, ["nesting deeper than 64 levels"]),
+        ('{"jokers": ' + "9" * 40 + "}", ["an integer of 40 digits"]),
+        ('{"jokers": NaN}', ["NaN is not a JSON number"]),
+        ("{not json", ["a JSON object of ruleset options"]),
+        ("[1]", ["a JSON object of ruleset options"]),
+    ],
+)
+def test_deck_options_are_read_within_the_json_limits_a_400_never_a_500(client: Client, options: str, words: list[str]):
+    """``GET /deck?options=JSON`` reads its JSON as the bodies are read (``tonk.core.safe_json``):
+    nesting 3000 deep was a RecursionError, a 500."""
+    error_of(client.http.get("/deck", params={"options": options}), 400, "bad_request", *words)
+
+
 def test_a_body_over_the_limit_is_413(client: Client, table: dict):
     r = client.http.post("/tables", content=b'{"seats": ["' + b"a" * 100_000 + b'"]}', headers={"content-type": "application/json"})
     error_of(r, 413, "too_large")
