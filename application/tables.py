@@ -800,7 +800,13 @@ def _same_command(recorded: Any, asked: Any) -> bool:
     return bool(recorded == asked)
 
 
+#: the most seats a served table has (docs/http-api.md), whatever its ruleset would seat
+MAX_SEATS = 12
+
+
 def _check_settings(s: TableSettings) -> None:
+    if len(s.seats) > MAX_SEATS:  # the fewest are the ruleset's (Ruleset.check_seats)
+        raise SetupError(f"a served table seats 2 to {MAX_SEATS} players, not {len(s.seats)}")
     for seat in s.seats:
         check_name(seat, "seat name")  # the one rule for names (core/names.py)
         if seat.startswith("@") or seat == AUDITOR:  # the service's own: @ marks host and spectator

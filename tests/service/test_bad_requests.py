@@ -159,6 +159,16 @@ def test_deck_options_are_read_within_the_json_limits_a_400_never_a_500(client: 
     error_of(client.http.get("/deck", params={"options": options}), 400, "bad_request", *words)
 
 
+def test_a_table_seats_at_most_12_names_whatever_its_ruleset_allows(client: Client):
+    """docs/http-api.md: ``seats`` are 2 to 12 names; a ruleset may seat more (``more-players``
+    up to 25), a served table does not."""
+    rules = {"variants": ["more-players", "cards-per-player"], "options": {"max_players": 20, "cards_per_player": 2}}
+    names = [f"p{i}" for i in range(13)]
+    error_of(client.http.post("/tables", json={"seats": names, **rules}), 400, "bad_request", "2 to 12", "not 13")
+    r = client.http.post("/tables", json={"seats": names[:12], **rules})
+    assert r.status_code == 201, r.text
+
+
 def test_a_body_over_the_limit_is_413(client: Client, table: dict):
     r = client.http.post("/tables", content=b'{"seats": ["' + b"a" * 100_000 + b'"]}', headers={"content-type": "application/json"})
     error_of(r, 413, "too_large")
