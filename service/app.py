@@ -60,7 +60,7 @@ from ..application.table_types import (
 from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
-from .errors import HANDLERS
+from .errors import HANDLERS, errors, only_declared_errors
 from .fast_path import ServiceApp
 from .group_sync import SQLITE_BATCH, SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
@@ -155,7 +155,7 @@ async def tables_options() -> Response[None]:
     return Response(content=None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
 
 
-@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
+@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin], responses=errors(400, 403, 413, 415, 429, 503))
 async def create_table(data: JSONBody[TableSettings], request: Request) -> CreatedTable:
     slots: TableSlots = request.app.state.slots
     client = client_address(request)
@@ -166,12 +166,12 @@ async def create_table(data: JSONBody[TableSettings], request: Request) -> Creat
     return created
 
 
-@get("/tables", summary="The served tables", guards=[public_rate])
+@get("/tables", summary="The served tables", guards=[public_rate], responses=errors(429))
 async def list_tables(request: Request) -> dict[str, Any]:
     return {"tables": _tables(request).listing()}
 
 
-@get("/tables/{table_id:str}/view", summary="The seat's view")
+@get("/tables/{table_id:str}/view", summary="The seat's view", responses=errors(401, 403, 404, 429))
 async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
     # the plain case of this route and of ``command`` is answered by service/fast_path.py with
     # the same calls: a check added here is added there too (or makes that case fall back)
@@ -179,14 +179,14 @@ async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
     return _tables(request).view(table_id, seat, bearer_token(request.headers))
 
 
-@post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin])
+@post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 410, 413, 415, 429))
 async def sit(table_id: FromPath[str], data: JSONBody[SitRequest], request: Request) -> SatDown:
     data = await body_as(request, SitRequest)
     seat = _seat(request, table_id)
     return _tables(request).sit(table_id, seat, data.client_seed)
 
 
-@get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
+@get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)", responses=errors(400, 401, 403, 404, 429, 503))
 async def seat_receipts(table_id: FromPath[str], request: Request, after: FromQuery[int] = 0) -> dict[str, Any]:
     seat = _seat(request, table_id)
     if after < 0:
@@ -194,7 +194,7 @@ async def seat_receipts(table_id: FromPath[str], request: Request, after: FromQu
     return {"table": table_id, "seat": seat, "receipts": _tables(request).receipts(table_id, seat, after)}
 
 
-@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
+@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429))
 async def command(
     table_id: FromPath[str],
     data: JSONBody[CommandRequest],
@@ -211,14 +211,14 @@ async def command(
     return result
 
 
-@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
+@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin], responses=errors(400, 401, 403, 404, 413, 415, 429))
 async def close_table(table_id: FromPath[str], request: Request) -> ClosedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
-@post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin])
+@post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 413, 415, 429, 503))
 async def rematch_table(table_id: FromPath[str], request: Request) -> RematchedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
@@ -229,7 +229,7 @@ async def rematch_table(table_id: FromPath[str], request: Request) -> RematchedT
     return created
 
 
-@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
+@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin], responses=errors(400, 401, 403, 404, 413, 415, 429))
 async def session(table_id: FromPath[str], request: Request) -> Response[dict[str, str]]:
     await read_fields(request)
     seat = _seat(request, table_id)
@@ -247,7 +247,7 @@ async def session(table_id: FromPath[str], request: Request) -> Response[dict[st
     return response
 
 
-@get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
+@get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream", responses=errors(400, 401, 403, 404, 429))
 async def seat_events(
     table_id: FromPath[str],
     request: Request,
@@ -262,7 +262,7 @@ async def seat_events(
     return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability, turn_views=view == "turn")
 
 
-@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
+@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate], responses=errors(400, 404, 429))
 async def spectator_events(table_id: FromPath[str], request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
@@ -283,7 +283,7 @@ def _cli_json(data: Any) -> Response:
     return Response(content=json.dumps(data, indent=2, ensure_ascii=False) + "\n", media_type="application/json")
 
 
-@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate])
+@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate], responses=errors(400, 404, 409, 429))
 async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | None, QueryParameter(name="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
@@ -297,7 +297,7 @@ async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | 
     return _cli_json(doc)
 
 
-@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate])
+@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate], responses=errors(404, 409, 429))
 async def audit(game_id: FromPath[str], request: Request) -> Response:
     from ..application.audit import audit_document
 
@@ -305,7 +305,7 @@ async def audit(game_id: FromPath[str], request: Request) -> Response:
     return _cli_json(audit_document(request.app.state.tables.store, game_id))
 
 
-@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate])
+@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate], responses=errors(400, 413, 429))
 async def adjudicate_records(request: Request) -> Response:
     from ..application.adjudicate import adjudicate, ruleset_loader
     from ..core.handrecord import RecordStream
@@ -394,7 +394,7 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
 
-    return ServiceApp(
+    app = ServiceApp(
         middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
         route_handlers=[tables_options, create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
@@ -417,6 +417,8 @@ def create_app(config: ServiceConfig) -> Litestar:
         ),
         debug=False,
     )
+    only_declared_errors(app)  # each route's errors in its OpenAPI document are those it declares
+    return app
 
 
 def _schema_not_found(request: Request) -> None:

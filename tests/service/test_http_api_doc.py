@@ -374,6 +374,24 @@ def test_each_route_answers_exactly_the_statuses_the_doc_lists(server, client: C
         assert seen.got.get(route) == statuses, f"{route}: the doc says {sorted(statuses)}, the server answered {sorted(seen.got.get(route, ()))}"
 
 
+def test_the_openapi_document_lists_each_routes_statuses_and_the_error_body(client: Client):
+    """The OpenAPI document gives each route the statuses of the doc's table, every error with
+    the ``{"error": {code, message}}`` body the server sends (not Litestar's generic 400)."""
+    doc = client.http.get("/schema/openapi.json").json()
+    listed = {(m.upper(), normal(p)): ops for p, item in doc["paths"].items() for m, ops in item.items() if m.upper() in METHODS}
+    for route, statuses in sorted(documented_statuses().items()):
+        responses = listed[route]["responses"]
+        assert {int(code) for code in responses} == statuses, f"{route}: the doc says {sorted(statuses)}, OpenAPI {sorted(responses)}"
+        for code, response in responses.items():
+            if int(code) >= 400:
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorAnswer"}, (route, code, schema)
+    error = doc["components"]["schemas"]["ErrorAnswer"]
+    assert error["required"] == ["error"]
+    detail = doc["components"]["schemas"][error["properties"]["error"]["$ref"].rsplit("/", 1)[1]]
+    assert {"code", "message"} <= set(detail["required"])
+
+
 def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(client: Client):
     paths: dict[str, set[str]] = {}
     for method, path in documented_routes():
