@@ -498,7 +498,7 @@ class Tables:
             if table.game.state.game_over:
                 raise TableOver("the game at this table has ended")
             if not table.waiting:
-                raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed or the table closed)", current_version=table.version)
+                raise SeedFixed("hand 1 was dealt without this seat's seed (the sitting deadline passed)", current_version=table.version)
             stored[seat] = client_seed
             self.seats.set_private(table_id, CLIENT_SEEDS, stored)
             self.wrote(table_id)
@@ -800,7 +800,13 @@ def _same_command(recorded: Any, asked: Any) -> bool:
     return bool(recorded == asked)
 
 
+#: the most seats a served table has (docs/http-api.md), whatever its ruleset would seat
+MAX_SEATS = 12
+
+
 def _check_settings(s: TableSettings) -> None:
+    if len(s.seats) > MAX_SEATS:  # the fewest are the ruleset's (Ruleset.check_seats)
+        raise SetupError(f"a served table seats 2 to {MAX_SEATS} players, not {len(s.seats)}")
     for seat in s.seats:
         check_name(seat, "seat name")  # the one rule for names (core/names.py)
         if seat.startswith("@") or seat == AUDITOR:  # the service's own: @ marks host and spectator

@@ -10,7 +10,10 @@ sentence a person understands:
 * nesting deeper than :data:`MAX_DEPTH` levels;
 * an integer of more than :data:`MAX_INT_DIGITS` digits, a number out of a
   float's range (``1e999``);
-* ``NaN``, ``Infinity``, ``-Infinity`` (not JSON).
+* ``NaN``, ``Infinity``, ``-Infinity`` (not JSON);
+* a string (or key) with a lone surrogate, an escape ``\\ud800``-``\\udfff`` that pairs with
+  no other: no Unicode text, so nothing could write it out again as UTF-8 (a report, an
+  answer, a store).
 
 ``decode_at(text, pos)`` decodes one value starting at ``pos`` (so a large
 document can be read one element at a time); ``loads(text)`` a whole
@@ -90,6 +93,29 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
             stack.extend((x, depth + 1) for x in v if type(x) in (dict, list))
 
 
+#: an escape of a surrogate code point (the decoder pairs a high and a low one into one
+#: character) or such a code point itself: only a text with one can hold a lone surrogate
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}|[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(value: Any) -> None:
+    """Raise :class:`UnsafeJSON` if a string of ``value`` (decoded JSON; keys too) holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) is str:
+            lone = _LONE_SURROGATE.search(v)
+            if lone:
+                shown = v if len(v) <= 24 else v[:24] + "..."
+                raise UnsafeJSON(f"the string {shown!r} holds the lone surrogate U+{ord(lone.group()):04X}: it is not Unicode text")
+        elif type(v) is dict:
+            stack.extend(v)
+            stack.extend(v.values())
+        elif type(v) is list:
+            stack.extend(v)
+
+
 def decode_at(text: str, pos: int) -> tuple[Any, int]:
     """Decode the JSON value starting at ``pos``: ``(value, end)``.  Raises
     :class:`json.JSONDecodeError` for text that is not JSON and :class:`UnsafeJSON`
@@ -107,6 +133,8 @@ def decode_at(text: str, pos: int) -> tuple[Any, int]:
         raise UnsafeJSON(str(exc), pos) from None
     try:
         check_depth(value)
+        if _SURROGATE_ESCAPE.search(text, pos, end):
+            check_text(value)
     except UnsafeJSON as exc:
         exc.pos = pos
         raise

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, AsyncIterator, Literal
 
 import msgspec
-from litestar import Litestar, Request, Response, Router, get, post
+from litestar import Litestar, Request, Response, Router, get, post, route
 from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
@@ -60,12 +60,12 @@ from ..application.table_types import (
 from ..application.tables import Tables
 from ..storage.seats import token_hash
 from .auth import bearer_token, cookie_name, stream_cookies
-from .errors import HANDLERS
+from .errors import HANDLERS, errors, only_declared_errors
 from .fast_path import ServiceApp
 from .group_sync import SQLITE_BATCH, SQLITE_GATHER, Durability, GroupSync, acknowledge_after_sync
 from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
-from .request_body import CommandRequest, SafeJSONRequest, read_fields
+from .request_body import CommandRequest, SafeJSONRequest, body_as, read_fields
 from .same_origin import same_origin
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
@@ -119,13 +119,16 @@ def _seat(request: Request, table_id: str) -> str:
 
 
 def _stream_seat(request: Request, table_id: str) -> str:
-    """The seat of a stream request: the token in the header, else the stream cookie of the
-    seat named by ``?seat=`` (without it: the only stream cookie of the table the browser
-    sent; several are ambiguous, a 400)."""
-    if "authorization" in request.headers:
-        return _seat(request, table_id)
-    cookies = stream_cookies(request.headers, table_id)
+    """The seat of a stream request: the token in the header (``?seat=``, when sent, must be
+    its seat), else the stream cookie of the seat named by ``?seat=`` (without it: the only
+    stream cookie of the table the browser sent; several are ambiguous, a 400)."""
     wanted = request.query_params.get("seat")
+    if "authorization" in request.headers:
+        seat = _seat(request, table_id)
+        if wanted is not None and seat not in (wanted, HOST):  # (the host's: refused by the route)
+            raise Forbidden(f"this token is seat {seat!r}'s: it opens that seat's stream, not seat {wanted!r}'s")
+        return seat
+    cookies = stream_cookies(request.headers, table_id)
     if wanted is not None:
         ticket = cookies.get(cookie_name(table_id, wanted))
     elif len(cookies) > 1:
@@ -143,22 +146,32 @@ def _stream_seat(request: Request, table_id: str) -> str:
     return seat
 
 
-@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin])
+@route("/tables", http_method=["OPTIONS"], include_in_schema=False)
+async def tables_options() -> Response[None]:
+    """``OPTIONS /tables``, the one path two handlers serve: Litestar makes a path's ``OPTIONS``
+    answer with its first handler and keeps it when the second comes, so its ``Allow`` would name
+    ``POST`` alone.  Registered before both, this answer is the path's (``docs/http-api.md``:
+    every route answers ``OPTIONS``, ``204`` with ``Allow``)."""
+    return Response(content=None, status_code=204, headers={"Allow": "GET, OPTIONS, POST"})
+
+
+@post("/tables", status_code=201, summary="Create a table", guards=[public_rate, same_origin], responses=errors(400, 403, 413, 415, 429, 503))
 async def create_table(data: JSONBody[TableSettings], request: Request) -> CreatedTable:
     slots: TableSlots = request.app.state.slots
     client = client_address(request)
+    data = await body_as(request, TableSettings)
     slots.check(client)
     created = _tables(request).create(data)
     slots.hold(_tables(request), created.table, client)
     return created
 
 
-@get("/tables", summary="The served tables", guards=[public_rate])
+@get("/tables", summary="The served tables", guards=[public_rate], responses=errors(429))
 async def list_tables(request: Request) -> dict[str, Any]:
     return {"tables": _tables(request).listing()}
 
 
-@get("/tables/{table_id:str}/view", summary="The seat's view")
+@get("/tables/{table_id:str}/view", summary="The seat's view", responses=errors(401, 403, 404, 429))
 async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
     # the plain case of this route and of ``command`` is answered by service/fast_path.py with
     # the same calls: a check added here is added there too (or makes that case fall back)
@@ -166,13 +179,14 @@ async def seat_view(table_id: FromPath[str], request: Request) -> SeatView:
     return _tables(request).view(table_id, seat, bearer_token(request.headers))
 
 
-@post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin])
+@post("/tables/{table_id:str}/sit", status_code=200, summary="The seat sits down with its client seed (the fair deal)", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 410, 413, 415, 429))
 async def sit(table_id: FromPath[str], data: JSONBody[SitRequest], request: Request) -> SatDown:
+    data = await body_as(request, SitRequest)
     seat = _seat(request, table_id)
     return _tables(request).sit(table_id, seat, data.client_seed)
 
 
-@get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)")
+@get("/tables/{table_id:str}/receipts", summary="The seat's signed receipts, one per ended hand (tonk verify --receipt)", responses=errors(400, 401, 403, 404, 429, 503))
 async def seat_receipts(table_id: FromPath[str], request: Request, after: FromQuery[int] = 0) -> dict[str, Any]:
     seat = _seat(request, table_id)
     if after < 0:
@@ -180,13 +194,14 @@ async def seat_receipts(table_id: FromPath[str], request: Request, after: FromQu
     return {"table": table_id, "seat": seat, "receipts": _tables(request).receipts(table_id, seat, after)}
 
 
-@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin])
+@post("/tables/{table_id:str}/commands", status_code=200, summary="A seat's command", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 410, 413, 415, 422, 429))
 async def command(
     table_id: FromPath[str],
     data: JSONBody[CommandRequest],
     request: Request,
     view: Annotated[bool, QueryParameter(description="also answer the seat's view after the command (as GET .../view gives it): one request per command")] = False,
 ) -> CommandResult:
+    data = await body_as(request, CommandRequest)
     seat = _seat(request, table_id)
     fields = data.fields()
     tables = _tables(request)
@@ -196,14 +211,14 @@ async def command(
     return result
 
 
-@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin])
+@post("/tables/{table_id:str}/close", status_code=200, summary="Close the table (host)", guards=[same_origin], responses=errors(400, 401, 403, 404, 413, 415, 429))
 async def close_table(table_id: FromPath[str], request: Request) -> ClosedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
     return msgspec.convert(_tables(request).close(table_id, seat), ClosedTable)
 
 
-@post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin])
+@post("/tables/{table_id:str}/rematch", status_code=201, summary="A new game with the same seats and rules, once the game has ended (host)", guards=[same_origin], responses=errors(400, 401, 403, 404, 409, 413, 415, 429, 503))
 async def rematch_table(table_id: FromPath[str], request: Request) -> RematchedTable:
     await read_fields(request)
     seat = _seat(request, table_id)
@@ -214,7 +229,7 @@ async def rematch_table(table_id: FromPath[str], request: Request) -> RematchedT
     return created
 
 
-@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin])
+@post("/tables/{table_id:str}/session", status_code=200, summary="A cookie that opens the seat's stream only (EventSource)", guards=[same_origin], responses=errors(400, 401, 403, 404, 413, 415, 429))
 async def session(table_id: FromPath[str], request: Request) -> Response[dict[str, str]]:
     await read_fields(request)
     seat = _seat(request, table_id)
@@ -232,7 +247,7 @@ async def session(table_id: FromPath[str], request: Request) -> Response[dict[st
     return response
 
 
-@get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream")
+@get("/tables/{table_id:str}/events", summary="The seat's live stream (text/event-stream)", media_type="text/event-stream", responses=errors(400, 401, 403, 404, 429))
 async def seat_events(
     table_id: FromPath[str],
     request: Request,
@@ -247,7 +262,7 @@ async def seat_events(
     return stream_app(tables, request.app.state.config, request.app.state.stopping, table_id, seat, after, request.app.state.durability, turn_views=view == "turn")
 
 
-@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate])
+@get("/tables/{table_id:str}/spectate", summary="The spectators' stream, a hand behind (text/event-stream)", media_type="text/event-stream", guards=[public_rate], responses=errors(400, 404, 429))
 async def spectator_events(table_id: FromPath[str], request: Request) -> ASGIApp:
     tables = _tables(request)
     after = resume_after(tables, table_id, SPECTATOR, request.headers)
@@ -268,13 +283,13 @@ def _cli_json(data: Any) -> Response:
     return Response(content=json.dumps(data, indent=2, ensure_ascii=False) + "\n", media_type="application/json")
 
 
-@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate])
+@get("/games/{game_id:str}/replay", summary="An ended game's replay, as tonk replay --json", guards=[public_rate], responses=errors(400, 404, 409, 429))
 async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | None, QueryParameter(name="as", description="the player whose view (default: the auditor's)")] = None) -> Response:
     from ..application.replay import ReplayError, replay_document
     from ..core.views import AUDITOR
 
     events = _ended_events(request, game_id)
-    viewer = as_ or AUDITOR
+    viewer = AUDITOR if as_ is None else as_  # ?as= names no player: a 400, as tonk replay --as ''
     try:
         doc = replay_document(game_id, viewer, events)
     except ReplayError as exc:
@@ -282,7 +297,7 @@ async def replay(game_id: FromPath[str], request: Request, as_: Annotated[str | 
     return _cli_json(doc)
 
 
-@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate])
+@get("/games/{game_id:str}/audit", summary="An ended game's audit, as tonk audit --json", guards=[public_rate], responses=errors(404, 409, 429))
 async def audit(game_id: FromPath[str], request: Request) -> Response:
     from ..application.audit import audit_document
 
@@ -290,7 +305,7 @@ async def audit(game_id: FromPath[str], request: Request) -> Response:
     return _cli_json(audit_document(request.app.state.tables.store, game_id))
 
 
-@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate])
+@post("/adjudicate", status_code=200, summary="Adjudicate hand records, as tonk adjudicate --json", guards=[public_rate], responses=errors(400, 413, 429))
 async def adjudicate_records(request: Request) -> Response:
     from ..application.adjudicate import adjudicate, ruleset_loader
     from ..core.handrecord import RecordStream
@@ -379,9 +394,9 @@ def create_app(config: ServiceConfig) -> Litestar:
                 await durability.group.idle()  # an fsync under way ends before the file is closed
             store.close()
 
-    return ServiceApp(
+    app = ServiceApp(
         middleware=[acknowledge_after_sync(lambda scope: scope["app"].state.durability)],
-        route_handlers=[create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
+        route_handlers=[tables_options, create_table, list_tables, seat_view, sit, seat_receipts, command, close_table, rematch_table, session, seat_events, spectator_events, replay, audit, adjudicate_records, ping, *PAGE_HANDLERS],
         exception_handlers=HANDLERS,  # type: ignore[arg-type]
         lifespan=[lifespan],
         state=State(
@@ -402,6 +417,8 @@ def create_app(config: ServiceConfig) -> Litestar:
         ),
         debug=False,
     )
+    only_declared_errors(app)  # each route's errors in its OpenAPI document are those it declares
+    return app
 
 
 def _schema_not_found(request: Request) -> None:

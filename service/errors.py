@@ -11,8 +11,9 @@ import logging
 from typing import Any
 
 import msgspec
-from litestar import Request, Response
+from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
 from litestar.types import Send
 
 from ..application.table_types import TableError
@@ -45,6 +46,58 @@ class ServerFull(TableError):
     """Over a server-wide cap (``503``); ``retry_after`` seconds go in ``Retry-After``."""
 
     kind = "unavailable"
+
+
+class ErrorDetail(msgspec.Struct, frozen=True):
+    """What went wrong: ``code`` (the status's name) and a ``message`` naming the problem; some
+    errors carry more beside them (``current_version``, ``violation``/``rule``/``sentence``,
+    ``limit``/``retry_after``)."""
+
+    code: str
+    message: str
+
+
+class ErrorAnswer(msgspec.Struct, frozen=True):
+    """The body of every error (``docs/http-api.md``, Errors)."""
+
+    error: ErrorDetail
+
+
+#: what each error status means, as the OpenAPI document describes it
+_MEANING = {
+    400: "bad_request: a malformed or wrong body, parameter or setting",
+    401: "unauthorized: no token, or not a token of this table",
+    403: "forbidden: a token on a route it may not use, or a request from another origin",
+    404: "not_found: no such table, game or file",
+    409: "conflict: a stale version, a command id used for another command, a game still in play, a rematch already started",
+    410: "gone: the game at this table has ended",
+    413: "too_large: a body over 64 KiB",
+    415: "unsupported_media_type: a body not sent as application/json",
+    422: "illegal_action: the rules forbid the command (violation, rule, sentence)",
+    429: "too_many_requests: over a rate or a cap on tables in play (Retry-After)",
+    503: "unavailable: the server is full, or receipts cannot be signed (Retry-After)",
+}
+
+
+def errors(*statuses: int) -> dict[int, ResponseSpec]:
+    """A route's error answers for its OpenAPI document: each of ``statuses`` with the
+    :class:`ErrorAnswer` body (the doc's statuses table lists the same)."""
+    return {status: ResponseSpec(data_container=ErrorAnswer, description=_MEANING[status], generate_examples=False) for status in statuses}
+
+
+def only_declared_errors(app: Litestar) -> None:
+    """Drop from the app's OpenAPI document each generic ``400`` Litestar adds to a route with
+    parameters (``{status_code, detail, extra}``, which the server never sends): a route's
+    errors are those it declares with :func:`errors`, whose schema replaces it."""
+    for item in (app.openapi_schema.paths or {}).values():
+        for operation in (item.get, item.post, item.put, item.patch, item.delete):
+            if operation is None or not operation.responses:
+                continue
+            for status, response in list(operation.responses.items()):
+                content = getattr(response, "content", None) or {}
+                schema = next(iter(content.values())).schema if content else None
+                if schema is not None and "status_code" in (getattr(schema, "properties", None) or {}):
+                    del operation.responses[status]
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from litestar.params import FromPath, FromQuery
 from .. import web
 from ..application.replay_document import replay_document
 from ..application.table_types import StillInPlay, TableError, UnknownTable
+from .errors import errors
 from .rate_limit import public_rate
 
 _TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
@@ -62,7 +63,7 @@ async def replay_page(game_id: FromPath[str]) -> Response:
     )
 
 
-@get("/static/{name:str}", summary="A static file of the web pages")
+@get("/static/{name:str}", summary="A static file of the web pages", responses=errors(404))
 async def static_file(name: FromPath[str]) -> Response:
     if name not in _static_names():
         raise UnknownTable(f"no static file {name!r}")
@@ -70,7 +71,7 @@ async def static_file(name: FromPath[str]) -> Response:
     return Response(content=web.asset(name), media_type=_TYPES[suffix], headers=_HEADERS)
 
 
-@get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it", guards=[public_rate])
+@get("/games/{game_id:str}/document", summary="An ended game's replay document (every perspective and the audit), as the replay viewer reads it", guards=[public_rate], responses=errors(404, 409, 429))
 async def replay_data(game_id: FromPath[str], request: Request) -> dict[str, Any]:
     from ..application.audit import audit_game
     from ..core.events import GameEnded
@@ -82,7 +83,7 @@ async def replay_data(game_id: FromPath[str], request: Request) -> dict[str, Any
     return replay_document(game_id, events, None, audit_game(store, game_id, {}))
 
 
-@get("/variants", summary="The installed variants and their options, as tonk variants --json", guards=[public_rate])
+@get("/variants", summary="The installed variants and their options, as tonk variants --json", guards=[public_rate], responses=errors(429))
 async def installed_variants() -> dict[str, Any]:
     from ..variants.registry import default_registry, describe_variant
 
@@ -96,22 +97,25 @@ async def dispute_page() -> Response:
     return _page("dispute.html")
 
 
-@get("/rules", summary="Every rule id a verdict can cite with its one-line statement (as tonk rules --json), and the rule of each ending and payment", guards=[public_rate])
+@get("/rules", summary="Every rule id a verdict can cite with its one-line statement (as tonk rules --json), and the rule of each ending and payment", guards=[public_rate], responses=errors(429))
 async def rule_statements() -> dict[str, Any]:
     from ..core.rule_statements import RULES, ending_rules, payment_rules
 
     return {"rules": [{"id": r.id, "section": r.section, "statement": r.text} for r in RULES], "endings": ending_rules(), "payments": payment_rules()}
 
 
-@get("/deck", summary="The deck of a ruleset (variants and options), as the dispute desk's card pickers show it", guards=[public_rate])
+@get("/deck", summary="The deck of a ruleset (variants and options), as the dispute desk's card pickers show it", guards=[public_rate], responses=errors(400, 429))
 async def ruleset_deck(variant: FromQuery[list[str] | None] = None, options: FromQuery[str | None] = None) -> dict[str, Any]:
     import json
 
+    from ..core.safe_json import UnsafeJSON, loads
     from ..variants import load_ruleset
 
     try:
-        given = json.loads(options) if options else {}
-    except ValueError:
+        given = loads(options) if options else {}  # within the limits every body is read with
+    except UnsafeJSON as exc:
+        raise TableError(f"options: JSON outside the limits: {exc.message}") from None
+    except json.JSONDecodeError:
         raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}") from None
     if not isinstance(given, dict):
         raise TableError("options must be a JSON object of ruleset options, e.g. {\"jokers\": 2}")
@@ -123,6 +127,7 @@ async def ruleset_deck(variant: FromQuery[list[str] | None] = None, options: Fro
     "/games/{game_id:str}/record",
     summary="An ended game's position as a hand record (as tonk export GAME --hand N --as-record --at K): the position after event seq, as the replay viewer numbers them",
     guards=[public_rate],
+    responses=errors(400, 404, 409, 429),
 )
 async def position_as_record(game_id: FromPath[str], request: Request, seq: FromQuery[int] = 1) -> dict[str, Any]:
     from ..application.position_record import locate, position_record

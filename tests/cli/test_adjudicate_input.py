@@ -48,6 +48,7 @@ def _with_case(mutate) -> dict:
         ('{"id": "A", "n": -Infinity}', ["-Infinity is not a JSON number"]),
         ('{"id": "A", "n": 1e999}', ["out of range"]),
         ("[" * 5000 + "]" * 5000, ["nesting deeper than 64 levels"]),
+        ('{"cases": [\n{"id": "A", "title": "x\\ud800"}]}', ["line 2", "lone surrogate U+D800"]),
     ],
 )
 def test_json_outside_the_limits_is_one_error_line_naming_the_file(tmp_path, clean_failure, text, names):

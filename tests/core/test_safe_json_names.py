@@ -34,6 +34,18 @@ def test_json_outside_the_limits_is_a_tonk_error(text, why):
     assert isinstance(info.value, TonkError)
 
 
+@pytest.mark.parametrize("text", ['{"title": "a\\ud800b"}', '[["x", "\\udfff"]]', '{"\\udc00": 1}', '"\\ude00\\ud83d"'])
+def test_a_lone_surrogate_is_no_text_and_a_tonk_error(text):
+    """A string with a ``\\uD800``-``\\uDFFF`` escape that pairs with none cannot be written as
+    UTF-8 (a report, a store, an answer would fail on it): refused where it is read."""
+    with pytest.raises(UnsafeJSON, match="lone surrogate U\\+D[89A-F]"):
+        loads(text)
+
+
+def test_a_surrogate_pair_is_the_character_it_spells():
+    assert loads('{"name": "bob\\ud83d\\ude00", "\\ud83d\\ude00": "\\u00e9"}') == {"name": "bob\U0001f600", "\U0001f600": "\u00e9"}
+
+
 def test_nesting_at_the_limit_is_accepted():
     assert loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
 

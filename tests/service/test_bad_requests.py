@@ -113,6 +113,62 @@ def test_bad_table_settings_are_400_naming_the_setting(client: Client):
         error_of(r, 400, "bad_request", words)
 
 
+@pytest.mark.parametrize(
+    "settings, field, sent",
+    [
+        ({"seats": ["a", "b"], "hand_limit": "2"}, "hand_limit", "str"),
+        ({"seats": ["a", "b"], "hand_limit": 2.0}, "hand_limit", "float"),
+        ({"seats": ["a", "b"], "turn_timer": "30"}, "turn_timer", "str"),
+        ({"seats": ["a", "b"], "turn_timer": 30, "sit_deadline": "60"}, "sit_deadline", "str"),
+    ],
+)
+def test_a_setting_of_the_wrong_json_type_is_400_and_creates_no_table(client: Client, settings: dict, field: str, sent: str):
+    """A number sent as text (or an integer as ``2.0``) is a wrong type, as the API defines
+    the body: not read as the number it spells (Litestar's lenient conversion did)."""
+    before = len(client.http.get("/tables").json()["tables"])
+    err = error_of(client.http.post("/tables", json=settings), 400, "bad_request", field, f"got `{sent}`")
+    assert "POST /tables" in err["message"]
+    assert len(client.http.get("/tables").json()["tables"]) == before
+
+
+@pytest.mark.parametrize("version", [str, float])
+def test_a_command_whose_version_is_not_a_json_integer_is_400_and_applies_nothing(server, client: Client, table: dict, version):
+    tid = table["table"]
+    seat, v = mover(client, table)
+    body = {**command_body(v["legal"][0], v["version"]), "version": version(v["version"])}
+    for path in (f"/tables/{tid}/commands", f"/tables/{tid}/commands?view=true"):
+        r = client.http.post(path, headers=auth(table["tokens"][seat]), json=body)
+        error_of(r, 400, "bad_request", "Expected `int`", "version")
+    assert stored_version(server, tid) == v["version"]
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ("[" * 3000, ["nesting deeper than 64 levels"]),
+        ("[" * 3000 + "]" * 3000, ["nesting deeper than 64 levels"]),
+        ('{"jokers": ' + "9" * 40 + "}", ["an integer of 40 digits"]),
+        ('{"jokers": NaN}', ["NaN is not a JSON number"]),
+        ("{not json", ["a JSON object of ruleset options"]),
+        ("[1]", ["a JSON object of ruleset options"]),
+    ],
+)
+def test_deck_options_are_read_within_the_json_limits_a_400_never_a_500(client: Client, options: str, words: list[str]):
+    """``GET /deck?options=JSON`` reads its JSON as the bodies are read (``tonk.core.safe_json``):
+    nesting 3000 deep was a RecursionError, a 500."""
+    error_of(client.http.get("/deck", params={"options": options}), 400, "bad_request", *words)
+
+
+def test_a_table_seats_at_most_12_names_whatever_its_ruleset_allows(client: Client):
+    """docs/http-api.md: ``seats`` are 2 to 12 names; a ruleset may seat more (``more-players``
+    up to 25), a served table does not."""
+    rules = {"variants": ["more-players", "cards-per-player"], "options": {"max_players": 20, "cards_per_player": 2}}
+    names = [f"p{i}" for i in range(13)]
+    error_of(client.http.post("/tables", json={"seats": names, **rules}), 400, "bad_request", "2 to 12", "not 13")
+    r = client.http.post("/tables", json={"seats": names[:12], **rules})
+    assert r.status_code == 201, r.text
+
+
 def test_a_body_over_the_limit_is_413(client: Client, table: dict):
     r = client.http.post("/tables", content=b'{"seats": ["' + b"a" * 100_000 + b'"]}', headers={"content-type": "application/json"})
     error_of(r, 413, "too_large")

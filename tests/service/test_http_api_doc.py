@@ -374,6 +374,24 @@ def test_each_route_answers_exactly_the_statuses_the_doc_lists(server, client: C
         assert seen.got.get(route) == statuses, f"{route}: the doc says {sorted(statuses)}, the server answered {sorted(seen.got.get(route, ()))}"
 
 
+def test_the_openapi_document_lists_each_routes_statuses_and_the_error_body(client: Client):
+    """The OpenAPI document gives each route the statuses of the doc's table, every error with
+    the ``{"error": {code, message}}`` body the server sends (not Litestar's generic 400)."""
+    doc = client.http.get("/schema/openapi.json").json()
+    listed = {(m.upper(), normal(p)): ops for p, item in doc["paths"].items() for m, ops in item.items() if m.upper() in METHODS}
+    for route, statuses in sorted(documented_statuses().items()):
+        responses = listed[route]["responses"]
+        assert {int(code) for code in responses} == statuses, f"{route}: the doc says {sorted(statuses)}, OpenAPI {sorted(responses)}"
+        for code, response in responses.items():
+            if int(code) >= 400:
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorAnswer"}, (route, code, schema)
+    error = doc["components"]["schemas"]["ErrorAnswer"]
+    assert error["required"] == ["error"]
+    detail = doc["components"]["schemas"][error["properties"]["error"]["$ref"].rsplit("/", 1)[1]]
+    assert {"code", "message"} <= set(detail["required"])
+
+
 def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(client: Client):
     paths: dict[str, set[str]] = {}
     for method, path in documented_routes():
@@ -382,6 +400,19 @@ def test_a_method_a_path_does_not_list_is_405_and_a_path_that_is_no_route_404(cl
         for method in {"GET", "POST", "PUT", "DELETE"} - methods:
             error_of(client.http.request(method, path), 405, "method_not_allowed", method)
     error_of(client.http.get("/tables/x/nothing"), 404, "not_found")
+
+
+def test_every_route_answers_options_204_with_allow_naming_the_methods_of_its_path(client: Client):
+    """``OPTIONS`` on every path of the routes table: ``204`` with ``Allow`` naming exactly the
+    methods the table gives that path, and ``OPTIONS`` (``/tables`` has two: ``GET`` and ``POST``)."""
+    paths: dict[str, set[str]] = {}
+    for method, path in documented_routes():
+        paths.setdefault(path.replace("{}", "x"), set()).add(method)
+    assert paths["/tables"] == {"GET", "POST"}
+    for path, methods in paths.items():
+        r = client.http.options(path)
+        assert r.status_code == 204, (path, r.status_code, r.text)
+        assert {m.strip() for m in r.headers["allow"].split(",")} == methods | {"OPTIONS"}, (path, r.headers["allow"])
 
 
 def test_the_openapi_document_names_the_query_parameters_the_routes_read(client: Client):

@@ -47,6 +47,19 @@ def test_two_people_and_a_bot_play_whole_hands_that_replay_and_audit_clean(serve
     assert r.status_code == 200 and r.text == as_bob.stdout
 
 
+def test_a_replay_as_no_player_is_400_as_the_cli_refuses_it_the_empty_name_too(server, client: Client):
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    play_until_over(client, created, random.Random(3))
+    gid = created["table"]
+    for name in ("zed", ""):
+        cli = run_cli("--db", str(server.db), "replay", gid, "--json", "--as", name)
+        assert cli.returncode != 0 and f"{name!r} is not a player" in cli.stderr, cli.stderr
+        r = client.http.get(f"/games/{gid}/replay", params={"as": name})
+        assert r.status_code == 400, (name, r.status_code, r.text[:200])
+        assert r.json()["error"]["code"] == "bad_request" and f"{name!r} is not a player" in r.json()["error"]["message"]
+    assert client.http.get(f"/games/{gid}/replay").json()["viewer"] == "*"  # without ?as=: the auditor's
+
+
 def test_replay_and_audit_wait_for_the_game_to_end(client: Client):
     created = client.create(seats=["ann", "bob"])
     for route in ("replay", "audit"):

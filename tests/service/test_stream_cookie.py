@@ -172,5 +172,18 @@ def test_two_seats_in_one_browser_each_open_their_own_stream(server, client: Cli
     assert s.status == 401
 
 
+def test_a_seat_token_naming_another_seat_in_seat_opens_no_stream(server, client: Client, table: dict):
+    """``?seat=`` names the seat a stream is for: with a seat's token in the header it must be
+    that token's seat (``403`` otherwise), not answered with the token's own stream instead."""
+    tid = table["table"]
+    s = SSE(f"{server.url}/tables/{tid}/events?seat=bob", auth(table["tokens"]["ann"]))
+    s.close()
+    assert s.status == 403 and b"forbidden" in s.body and b"bob" in s.body, (s.status, s.body)
+    s = SSE(f"{server.url}/tables/{tid}/events?seat=ann", auth(table["tokens"]["ann"]))
+    s.wait_for(lambda s: s.messages)
+    s.close()
+    assert s.status == 200 and s.messages[0]["data"]["seat"] == "ann"
+
+
 def session_seat(ticket_value: str) -> str:
     return base64.urlsafe_b64decode(ticket_value.split(".")[0] + "==").decode()

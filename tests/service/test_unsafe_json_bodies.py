@@ -99,6 +99,15 @@ def test_huge_numbers_and_nan_are_a_400_naming_them(server, client: Client, tabl
     assert stored(server) == before
 
 
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_lone_surrogate_is_a_400_naming_it_never_a_500(server, client: Client, table: dict, route: str):
+    """A string escape ``\\ud800`` that pairs with no other is no text: a hand record's title
+    holding one made ``POST /adjudicate`` a 500 (its answer could not be encoded)."""
+    before = stored(server)
+    assert_400(post(client, table, route, b'{"seats": ["a", "b"], "title": "x\\ud800"}'), "lone surrogate U+D800")
+    assert stored(server) == before
+
+
 @pytest.mark.parametrize("route", ["close", "session"])
 def test_close_and_session_take_no_fields(server, client: Client, table: dict, route: str):
     before = stored(server)
