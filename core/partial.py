@@ -131,6 +131,8 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
             events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
             r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
+            if exc.code == "CARD_NOT_IN_HAND":  # known only when refused "for another reason": nobody saw these
+                revealed = known_before
         else:
             for e in events:
                 if isinstance(e, CardDrawn):

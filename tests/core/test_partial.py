@@ -78,6 +78,25 @@ def test_a_card_taken_from_unknown_cards_becomes_known():
     assert v["open"] is False
 
 
+def test_cards_of_an_action_refused_as_not_in_hand_stay_unseen():
+    """README: a card an action names is known from then on "even when the action is
+    refused for another reason (the players saw it)"; refused as CARD_NOT_IN_HAND, nobody
+    saw it: AC can still come out of P1's unknown card later."""
+    case = _pk12()
+    case["actions"][1:2] = [
+        {"seq": 2, "player": "P1", "action": "spread", "cards": ["AC", "6S", "7C"]},  # three unseen cards, one unknown
+        {"seq": 3, "player": "P1", "action": "discard", "card": "AC"},
+    ]
+    case["actions"][3]["seq"] = 4
+    for a in case["actions"]:
+        a.pop("expect", None)
+    v = judge(case)
+    assert v["actions"][1]["legal"] is False and v["actions"][1]["violation"] == "CARD_NOT_IN_HAND"
+    assert v["actions"][2]["legal"] is True  # AC came out of P1's unknown card (it was open)
+    assert v["final_hands"]["P1"] == ["2H", "3S"] and v["hand_totals"]["P1"] == 5
+    assert v["open"] is False and v["net"] == {"P1": 2, "P2": -1, "P3": -1}
+
+
 def test_an_unseen_card_named_by_a_player_without_unknown_cards_is_not_in_hand():
     case = _pk12()
     case["actions"][1] = {"seq": 2, "player": "P1", "action": "discard", "card": "7C"}
