@@ -28,6 +28,12 @@ from .errors import HandRecordError
 MAX_WORLDS = 100_000
 """More distinct worlds than this is refused with a clear error rather than run."""
 
+PARTIAL_STATES_PER_WORLD = 4
+"""The enumeration's bound on summaries of places partly filled, per world allowed: a summary
+costs far less than playing a world, and hands filled one class of cards at a time pass
+through many more summaries than they end in (four seats, three hands of three unknown cards:
+over 100,000 on the way to 11,244 worlds)."""
+
 PATH_BLIND_EXCEPT = frozenset({"knock-limit"})
 """Value-blind variants under which a legality still reads a total (so the course of
 the record can depend on the unseen cards' points)."""
@@ -120,15 +126,20 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
                 t = tuple(new_state)
                 if t not in nxt:
                     nxt[t] = new_rep
-                    if len(nxt) > MAX_WORLDS:
-                        raise HandRecordError(
-                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one "
-                            "(name more of the cards, or leave fewer unknown)"
-                        )
+                    if len(nxt) > PARTIAL_STATES_PER_WORLD * MAX_WORLDS:
+                        _too_many()
         states = nxt
-    for state, rep in states.items():
-        if all(s[0] == p.size for s, p in zip(state, places)):
-            yield rep
+    full = [rep for state, rep in states.items() if all(s[0] == p.size for s, p in zip(state, places))]
+    if len(full) > MAX_WORLDS:
+        _too_many()
+    yield from full
+
+
+def _too_many() -> None:
+    raise HandRecordError(
+        f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one "
+        "(name more of the cards, or leave fewer unknown)"
+    )
 
 
 def _splits(count: int, room: list[int]) -> Iterator[tuple[int, ...]]:

@@ -97,6 +97,23 @@ def test_cards_of_an_action_refused_as_not_in_hand_stay_unseen():
     assert v["open"] is False and v["net"] == {"P1": 2, "P2": -1, "P3": -1}
 
 
+def test_three_hands_nobody_has_shown_at_four_seats_get_a_verdict():
+    """The limit is on worlds (here 11,244), not on the hands' partial fillings on the way
+    (over 100,000): P1 knocks with 3 against three hands of three unknown cards, at least 7."""
+    unseen = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH", "2C", "3C"]
+    hands: dict[str, Any] = {"P1": ["AS", "2S"], "P2": {"unknown": 3}, "P3": {"unknown": 3}, "P4": {"unknown": 3}}
+    discard = ["KC"] + [c for c in DECK if c not in unseen + ["AS", "2S", "KC"]]
+    case = {
+        "id": "W4", "ruleset": {"variants": ["more-players"], "options": {}}, "players": ["P1", "P2", "P3", "P4"], "dealer": "P4",
+        "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 5}, "discard": discard, "table": [], "to_act": "P1"},
+        "actions": [{"seq": 1, "player": "P1", "action": "knock"}],
+    }
+    v = judge(case)
+    assert v["status"] == "ok", v
+    assert v["open"] is False and v["end"]["outcome"] == "knocker_won" and v["net"] == {"P1": 3, "P2": -1, "P3": -1, "P4": -1}
+    assert v["hand_totals"]["P2"] == {"min": 7, "max": 30}
+
+
 def test_an_unseen_card_named_by_a_player_without_unknown_cards_is_not_in_hand():
     case = _pk12()
     case["actions"][1] = {"seq": 2, "player": "P1", "action": "discard", "card": "7C"}
