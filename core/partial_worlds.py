@@ -106,33 +106,40 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
     """Each distinct world: the cards of each place (in ``places`` order).  Places' cards
     are summarised by their total points and the cards of single-card classes they
     hold; one representative assignment per distinct summary."""
-    # state: per place (filled, total, tuple of own-class cards) -> representative cards
+    # state: per place (filled, total, tuple of own-class cards) -> representative cards.
+    # A place a class gives nothing keeps its very tuples (shared, not copied): most do.
     start = tuple((len(p.fixed), 0, ()) for p in places)
-    states: dict[tuple, list[list[str]]] = {start: [list(p.fixed) for p in places]}
+    states: dict[tuple, tuple[tuple[str, ...], ...]] = {start: tuple(tuple(p.fixed) for p in places)}
     for key, cards in classes:
         single = key[0] == "card"  # type: ignore[index]
         value = 0 if key[0] == "lump" else points[cards[0]]  # type: ignore[index]
-        nxt: dict[tuple, list[list[str]]] = {}
+        nxt: dict[tuple, tuple[tuple[str, ...], ...]] = {}
         for state, rep in states.items():
             for split in _splits(len(cards), [p.size - s[0] for p, s in zip(places, state)]):
                 new_state = []
-                new_rep = []
                 used = 0
-                for (filled, total, own), taken, j in zip(state, rep, split):
-                    give = cards[used : used + j]
-                    used += j
-                    new_state.append((filled + j, total + value * j, own + tuple(give) if single else own))
-                    new_rep.append(taken + give)
+                for place, j in zip(state, split):
+                    if j:
+                        filled, total, own = place
+                        place = (filled + j, total + value * j, own + tuple(cards[used : used + j]) if single else own)
+                        used += j
+                    new_state.append(place)
                 t = tuple(new_state)
                 if t not in nxt:
-                    nxt[t] = new_rep
+                    new_rep = []
+                    used = 0
+                    for taken, j in zip(rep, split):
+                        new_rep.append(taken + tuple(cards[used : used + j]) if j else taken)
+                        used += j
+                    nxt[t] = tuple(new_rep)
                     if len(nxt) > PARTIAL_STATES_PER_WORLD * MAX_WORLDS:
                         _too_many()
         states = nxt
     full = [rep for state, rep in states.items() if all(s[0] == p.size for s, p in zip(state, places))]
     if len(full) > MAX_WORLDS:
         _too_many()
-    yield from full
+    for rep in full:
+        yield [list(cs) for cs in rep]
 
 
 def _too_many() -> None:
