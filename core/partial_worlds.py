@@ -81,6 +81,7 @@ class Place:
     size: int
     parts: tuple[tuple[str, int], ...] = ()
     fixed: tuple[str, ...] = ()  # cards every world agreeing with the record puts here
+    blind: bool = False  # only the points of its cards no action names matter (nothing reads which they are)
 
     def pieces(self) -> tuple[tuple[str, int], ...]:
         return self.parts or ((self.name, self.size),)
@@ -102,10 +103,13 @@ def classes_of(
     return sorted(groups.items(), key=lambda kv: repr(kv[0]))
 
 
-def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points: dict[str, int]) -> Iterator[list[list[str]]]:
+def worlds(
+    places: list[Place], classes: list[tuple[object, list[str]]], points: dict[str, int], named: frozenset[str] = frozenset()
+) -> Iterator[list[list[str]]]:
     """Each distinct world: the cards of each place (in ``places`` order).  Places' cards
     are summarised by their total points and the cards of single-card classes they
-    hold; one representative assignment per distinct summary."""
+    hold (in a ``blind`` place, only those of the ``named`` cards); one representative
+    assignment per distinct summary."""
     # state: per place (filled, total, tuple of own-class cards) -> representative cards.
     # A place a class gives nothing keeps its very tuples (shared, not copied): most do.
     start = tuple((len(p.fixed), 0, ()) for p in places)
@@ -113,15 +117,16 @@ def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points:
     for key, cards in classes:
         single = key[0] == "card"  # type: ignore[index]
         value = 0 if key[0] == "lump" else points[cards[0]]  # type: ignore[index]
+        kept = [single and (not p.blind or cards[0] in named) for p in places]  # is the card itself recorded there
         nxt: dict[tuple, tuple[tuple[str, ...], ...]] = {}
         for state, rep in states.items():
             for split in _splits(len(cards), [p.size - s[0] for p, s in zip(places, state)]):
                 new_state = []
                 used = 0
-                for place, j in zip(state, split):
+                for place, j, keep in zip(state, split, kept):
                     if j:
                         filled, total, own = place
-                        place = (filled + j, total + value * j, own + tuple(cards[used : used + j]) if single else own)
+                        place = (filled + j, total + value * j, own + tuple(cards[used : used + j]) if keep else own)
                         used += j
                     new_state.append(place)
                 t = tuple(new_state)

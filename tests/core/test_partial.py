@@ -114,6 +114,30 @@ def test_three_hands_nobody_has_shown_at_four_seats_get_a_verdict():
     assert v["hand_totals"]["P2"] == {"min": 7, "max": 30}
 
 
+def test_under_mandatory_laydown_hands_it_never_reads_count_by_points():
+    """mandatory-laydown reads only the discarder's hand: P2 and P3, who only knock, hold
+    two unknown cards each that count by points (131,040 exact worlds were "too many")."""
+    unseen = ["4S", "7S", "9D", "2H", "3H", "5H", "8H", "JH", "2C", "3C", "4C", "5C", "6C", "8C", "9C", "QH"]
+    hands: dict[str, Any] = {"P1": ["5S", "6S", "KD"], "P2": {"unknown": 2}, "P3": {"unknown": 2}}
+    discard = ["AS"] + [c for c in DECK if c not in unseen + ["5S", "6S", "KD", "AS"]]
+    case = {
+        "id": "ML", "ruleset": {"variants": ["mandatory-laydown"], "options": {}}, "players": ["P1", "P2", "P3"], "dealer": "P3",
+        "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 12}, "discard": discard, "table": [], "to_act": "P1"},
+        "actions": [
+            {"seq": 1, "player": "P1", "action": "draw_stock"},
+            {"seq": 2, "player": "P1", "action": "discard", "card": "KD"},  # refused where the draw was 4S or 7S
+            {"seq": 3, "player": "P2", "action": "knock"},
+        ],
+    }
+    v = judge(case)
+    assert v["status"] == "ok", v
+    assert [a["legal"] for a in v["actions"]] == [True, "open", "open"]
+    assert v["hand_totals"]["P2"] == {"min": 4, "max": 20}
+    assert {"end": None, "ledger": [], "net": {"P1": 0, "P2": 0, "P3": 0}} in v["outcomes"]
+    won = {"end": {"type": "knock", "player": "P2", "outcome": "knocker_won"}, "net": {"P1": -1, "P2": 2, "P3": -1}}
+    assert won in [{k: o[k] for k in ("end", "net")} for o in v["outcomes"]]
+
+
 def test_an_unseen_card_named_by_a_player_without_unknown_cards_is_not_in_hand():
     case = _pk12()
     case["actions"][1] = {"seq": 2, "player": "P1", "action": "discard", "card": "7C"}
