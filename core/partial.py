@@ -171,7 +171,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
 
 #: the hand-reading variants (not :data:`VALUE_BLIND`): the actions at which each reads which
 #: cards the actor's hand holds (``mandatory-laydown``'s knock only with ``enforce_at_knock``)
-_READ_AT = {"mandatory-laydown": ("discard",), "mandatory-ace-laydown": ("discard",), "discard-pick-must-meld": ("draw_discard",)}
+_READ_AT = {"mandatory-laydown": ("discard",), "discard-pick-must-meld": ("draw_discard",)}
 
 
 def _blind_players(rec: HandRecord, ruleset: Ruleset) -> set[str]:
@@ -179,9 +179,9 @@ def _blind_players(rec: HandRecord, ruleset: Ruleset) -> set[str]:
     hand-reading variants, those who never take an action at which one reads the
     actor's hand (their unknown cards count by points, as under the value-blind
     variants).  Under a variant of unknown semantics (a plugin), nobody."""
-    if not all(v in VALUE_BLIND or v in _READ_AT for v in rec.variants):
+    if not all(v in VALUE_BLIND or v in _READ_AT for v in ruleset.variants):
         return set()
-    reading = {a for v in rec.variants for a in _READ_AT.get(v, ())}
+    reading = {a for v in ruleset.variants for a in _READ_AT.get(v, ())}
     if reading and ruleset.options.get("enforce_at_knock"):
         reading.add("knock")
     return {p for p in rec.players if not any(a.player == p and a.action in reading for a in rec.actions)}
@@ -251,9 +251,9 @@ def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     for i, a in enumerate(rec.actions):
         for c in named_cards(a.fields):
             named.setdefault(c, i)
-    by_value = all(v in VALUE_BLIND for v in rec.variants)
+    by_value = all(v in VALUE_BLIND for v in ruleset.variants)  # the variants' names, not the aliases a record may use
     places = _places(rec, set() if by_value else _blind_players(rec, ruleset))
-    if by_value and not PATH_BLIND_EXCEPT & set(rec.variants):
+    if by_value and not PATH_BLIND_EXCEPT & set(ruleset.variants):
         # the course of play is the same in every world that agrees with the record: learn
         # it from one (only where the named cards lie can matter), then merge the places
         probed = _probe(rec, ruleset, places, unseen, named)

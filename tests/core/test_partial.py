@@ -138,6 +138,25 @@ def test_under_mandatory_laydown_hands_it_never_reads_count_by_points():
     assert won in [{k: o[k] for k in ("end", "net")} for o in v["outcomes"]]
 
 
+@pytest.mark.parametrize("alias, name", [("double-for-new-spread", "double-requires-new-spread")])
+def test_a_variant_named_by_its_alias_is_weighed_as_by_its_name(alias, name):
+    """Which variants read hands card by card is decided on the ruleset's names: under the
+    alias, two hidden hands of four were weighed card by card (210,210 worlds: "too many")."""
+    unseen = ["8S", "QH", "9C", "2C", "3C", "4C", "5C", "6C", "7C", "10C", "JC", "2D", "3D", "4D"]
+    hands: dict[str, Any] = {"P1": ["4S", "KH"], "P2": {"unknown": 4}, "P3": {"unknown": 4}}
+    discard = ["AC"] + [c for c in DECK if c not in unseen + ["4S", "KH", "AC"]]
+    verdicts = []
+    for variant in (alias, name):
+        case = {
+            "id": "AL", "ruleset": {"variants": [variant], "options": {}}, "players": ["P1", "P2", "P3"], "dealer": "P3",
+            "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 6}, "discard": discard, "table": [], "to_act": "P1"},
+            "actions": [{"seq": 1, "player": "P1", "action": "knock"}],
+        }
+        verdicts.append(judge(case))
+    assert verdicts[0]["status"] == "ok", verdicts[0]
+    assert verdicts[0] == verdicts[1]
+
+
 def test_an_unseen_card_named_by_a_player_without_unknown_cards_is_not_in_hand():
     case = _pk12()
     case["actions"][1] = {"seq": 2, "player": "P1", "action": "discard", "card": "7C"}
