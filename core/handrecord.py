@@ -130,11 +130,11 @@ class RecordStream:
         self.header: dict[str, Any] = {}  # the top-level keys other than "cases" read so far
 
     @property
-    def format_version(self) -> int:
+    def format_version(self) -> Any:
         """The file's ``format_version`` as read so far (1 when absent; it comes before
-        ``cases`` in a file whose cases use version 2)."""
-        v = self.header.get("format_version")
-        return v if isinstance(v, int) and not isinstance(v, bool) else 1
+        ``cases`` in a file whose cases use version 2).  Any other value than the number
+        1 or 2 is passed on as written, for :func:`parse_record` to refuse by name."""
+        return self.header.get("format_version", 1)
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         text = self.text
@@ -238,11 +238,12 @@ def check_id_problem(value: Any) -> str | None:
     return None
 
 
-def record_version(raw: Any, file_version: int = 1) -> int:
+def record_version(raw: Any, file_version: Any = 1) -> Any:
     """The format version a case is read under: its own ``format_version`` when it carries
-    one (a file of one case), else its file's."""
-    own = raw.get("format_version") if isinstance(raw, dict) else None
-    return own if isinstance(own, int) and not isinstance(own, bool) else file_version
+    one (a file of one case), else its file's; as written (checked by :func:`parse_record`)."""
+    if isinstance(raw, dict) and "format_version" in raw:
+        return raw["format_version"]
+    return file_version
 
 
 def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecord:
@@ -256,7 +257,7 @@ def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecor
     if not isinstance(raw, dict):
         raise ctx.err("case", "a hand record must be a JSON object")
     format_version = record_version(raw, format_version)
-    if format_version not in (1, 2):
+    if type(format_version) is not int or format_version not in (1, 2):  # not True, 2.0 or "2"
         raise ctx.err("format_version", f"must be 1 or 2, not {format_version!r}")
     if "id" in raw:
         problem = check_id_problem(raw["id"])

@@ -131,6 +131,8 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
             events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
             r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
+            if exc.code == "CARD_NOT_IN_HAND":  # known only when refused "for another reason": nobody saw these
+                revealed = known_before
         else:
             for e in events:
                 if isinstance(e, CardDrawn):
@@ -167,10 +169,28 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
     )
 
 
-def _places(rec: HandRecord) -> list[Place]:
+#: the hand-reading variants (not :data:`VALUE_BLIND`): the actions at which each reads which
+#: cards the actor's hand holds (``mandatory-laydown``'s knock only with ``enforce_at_knock``)
+_READ_AT = {"mandatory-laydown": ("discard",), "discard-pick-must-meld": ("draw_discard",)}
+
+
+def _blind_players(rec: HandRecord, ruleset: Ruleset) -> set[str]:
+    """The players whose hands no rule of the record reads card by card: under the
+    hand-reading variants, those who never take an action at which one reads the
+    actor's hand (their unknown cards count by points, as under the value-blind
+    variants).  Under a variant of unknown semantics (a plugin), nobody."""
+    if not all(v in VALUE_BLIND or v in _READ_AT for v in ruleset.variants):
+        return set()
+    reading = {a for v in ruleset.variants for a in _READ_AT.get(v, ())}
+    if reading and ruleset.options.get("enforce_at_knock"):
+        reading.add("knock")
+    return {p for p in rec.players if not any(a.player == p and a.action in reading for a in rec.actions)}
+
+
+def _places(rec: HandRecord, blind: set[str] = set()) -> list[Place]:
     draws_stock = sum(a.action == "draw_stock" for a in rec.actions)
     draws_discard = sum(a.action == "draw_discard" for a in rec.actions)
-    places = [Place(f"hand {p}", rec.hand_unknown[p]) for p in rec.players if rec.hand_unknown[p]]
+    places = [Place(f"hand {p}", rec.hand_unknown[p], blind=p in blind) for p in rec.players if rec.hand_unknown[p]]
     places += [Place(f"stock {k + 1}", 1) for k in range(min(rec.stock_unknown, draws_stock))]
     places += [Place(f"discard {k + 1}", 1) for k in range(min(rec.discard_unknown, draws_discard))]
     return places
@@ -231,9 +251,9 @@ def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     for i, a in enumerate(rec.actions):
         for c in named_cards(a.fields):
             named.setdefault(c, i)
-    by_value = all(v in VALUE_BLIND for v in rec.variants)
-    places = _places(rec)
-    if by_value and not PATH_BLIND_EXCEPT & set(rec.variants):
+    by_value = all(v in VALUE_BLIND for v in ruleset.variants)  # the variants' names, not the aliases a record may use
+    places = _places(rec, set() if by_value else _blind_players(rec, ruleset))
+    if by_value and not PATH_BLIND_EXCEPT & set(ruleset.variants):
         # the course of play is the same in every world that agrees with the record: learn
         # it from one (only where the named cards lie can matter), then merge the places
         probed = _probe(rec, ruleset, places, unseen, named)
@@ -243,7 +263,7 @@ def all_worlds(rec: HandRecord, ruleset: Ruleset) -> list[World]:
     fixed = {c for pl in places for c in pl.fixed}
     free = [c for c in unseen if c not in fixed]
     try:
-        for given in worlds(places, classes_of(free, ruleset.points, set(named), by_value), ruleset.points):
+        for given in worlds(places, classes_of(free, ruleset.points, set(named), by_value), ruleset.points, frozenset(named)):
             found = _try_world(rec, ruleset, places, given, unseen, named)
             if found is not None:
                 out.append(found)

@@ -28,6 +28,12 @@ from .errors import HandRecordError
 MAX_WORLDS = 100_000
 """More distinct worlds than this is refused with a clear error rather than run."""
 
+PARTIAL_STATES_PER_WORLD = 4
+"""The enumeration's bound on summaries of places partly filled, per world allowed: a summary
+costs far less than playing a world, and hands filled one class of cards at a time pass
+through many more summaries than they end in (four seats, three hands of three unknown cards:
+over 100,000 on the way to 11,244 worlds)."""
+
 PATH_BLIND_EXCEPT = frozenset({"knock-limit"})
 """Value-blind variants under which a legality still reads a total (so the course of
 the record can depend on the unseen cards' points)."""
@@ -75,6 +81,7 @@ class Place:
     size: int
     parts: tuple[tuple[str, int], ...] = ()
     fixed: tuple[str, ...] = ()  # cards every world agreeing with the record puts here
+    blind: bool = False  # only the points of its cards no action names matter (nothing reads which they are)
 
     def pieces(self) -> tuple[tuple[str, int], ...]:
         return self.parts or ((self.name, self.size),)
@@ -96,39 +103,55 @@ def classes_of(
     return sorted(groups.items(), key=lambda kv: repr(kv[0]))
 
 
-def worlds(places: list[Place], classes: list[tuple[object, list[str]]], points: dict[str, int]) -> Iterator[list[list[str]]]:
+def worlds(
+    places: list[Place], classes: list[tuple[object, list[str]]], points: dict[str, int], named: frozenset[str] = frozenset()
+) -> Iterator[list[list[str]]]:
     """Each distinct world: the cards of each place (in ``places`` order).  Places' cards
     are summarised by their total points and the cards of single-card classes they
-    hold; one representative assignment per distinct summary."""
-    # state: per place (filled, total, tuple of own-class cards) -> representative cards
+    hold (in a ``blind`` place, only those of the ``named`` cards); one representative
+    assignment per distinct summary."""
+    # state: per place (filled, total, tuple of own-class cards) -> representative cards.
+    # A place a class gives nothing keeps its very tuples (shared, not copied): most do.
     start = tuple((len(p.fixed), 0, ()) for p in places)
-    states: dict[tuple, list[list[str]]] = {start: [list(p.fixed) for p in places]}
+    states: dict[tuple, tuple[tuple[str, ...], ...]] = {start: tuple(tuple(p.fixed) for p in places)}
     for key, cards in classes:
         single = key[0] == "card"  # type: ignore[index]
         value = 0 if key[0] == "lump" else points[cards[0]]  # type: ignore[index]
-        nxt: dict[tuple, list[list[str]]] = {}
+        kept = [single and (not p.blind or cards[0] in named) for p in places]  # is the card itself recorded there
+        nxt: dict[tuple, tuple[tuple[str, ...], ...]] = {}
         for state, rep in states.items():
             for split in _splits(len(cards), [p.size - s[0] for p, s in zip(places, state)]):
                 new_state = []
-                new_rep = []
                 used = 0
-                for (filled, total, own), taken, j in zip(state, rep, split):
-                    give = cards[used : used + j]
-                    used += j
-                    new_state.append((filled + j, total + value * j, own + tuple(give) if single else own))
-                    new_rep.append(taken + give)
+                for place, j, keep in zip(state, split, kept):
+                    if j:
+                        filled, total, own = place
+                        place = (filled + j, total + value * j, own + tuple(cards[used : used + j]) if keep else own)
+                        used += j
+                    new_state.append(place)
                 t = tuple(new_state)
                 if t not in nxt:
-                    nxt[t] = new_rep
-                    if len(nxt) > MAX_WORLDS:
-                        raise HandRecordError(
-                            f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one "
-                            "(name more of the cards, or leave fewer unknown)"
-                        )
+                    new_rep = []
+                    used = 0
+                    for taken, j in zip(rep, split):
+                        new_rep.append(taken + tuple(cards[used : used + j]) if j else taken)
+                        used += j
+                    nxt[t] = tuple(new_rep)
+                    if len(nxt) > PARTIAL_STATES_PER_WORLD * MAX_WORLDS:
+                        _too_many()
         states = nxt
-    for state, rep in states.items():
-        if all(s[0] == p.size for s, p in zip(state, places)):
-            yield rep
+    full = [rep for state, rep in states.items() if all(s[0] == p.size for s, p in zip(state, places))]
+    if len(full) > MAX_WORLDS:
+        _too_many()
+    for rep in full:
+        yield [list(cs) for cs in rep]
+
+
+def _too_many() -> None:
+    raise HandRecordError(
+        f"more than {MAX_WORLDS} distinct ways the unseen cards could lie: too many to weigh one by one "
+        "(name more of the cards, or leave fewer unknown)"
+    )
 
 
 def _splits(count: int, room: list[int]) -> Iterator[tuple[int, ...]]:

@@ -89,6 +89,22 @@ def test_expect_legal_must_be_a_boolean(tmp_path, value):
     assert "error: case D2: actions[0].expect.legal: must be true or false" in result.stderr
 
 
+@pytest.mark.parametrize("value", ["2", 2.0, True, None, [2]])
+@pytest.mark.parametrize("where", ["file", "case"])
+def test_format_version_must_be_the_number_1_or_2(tmp_path, value, where):
+    """A format_version that is not the number 1 or 2 is named, not read as version 1
+    (a version 2 record's unknown cards then failed as "expected a list of cards")."""
+    doc = copy.deepcopy(DOC)
+    if where == "file":
+        doc = {"format_version": value, **{k: v for k, v in doc.items() if k != "format_version"}}
+    else:
+        doc["cases"][1]["format_version"] = value
+    path = _write(tmp_path, json.dumps(doc))
+    result = runner.invoke(app, ["adjudicate", str(path)])
+    assert result.exit_code == 2
+    assert f"format_version: must be 1 or 2, not {value!r}" in result.stderr, result.stderr
+
+
 # --- names ---------------------------------------------------------------------------------------
 
 

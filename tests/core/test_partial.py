@@ -78,6 +78,85 @@ def test_a_card_taken_from_unknown_cards_becomes_known():
     assert v["open"] is False
 
 
+def test_cards_of_an_action_refused_as_not_in_hand_stay_unseen():
+    """README: a card an action names is known from then on "even when the action is
+    refused for another reason (the players saw it)"; refused as CARD_NOT_IN_HAND, nobody
+    saw it: AC can still come out of P1's unknown card later."""
+    case = _pk12()
+    case["actions"][1:2] = [
+        {"seq": 2, "player": "P1", "action": "spread", "cards": ["AC", "6S", "7C"]},  # three unseen cards, one unknown
+        {"seq": 3, "player": "P1", "action": "discard", "card": "AC"},
+    ]
+    case["actions"][3]["seq"] = 4
+    for a in case["actions"]:
+        a.pop("expect", None)
+    v = judge(case)
+    assert v["actions"][1]["legal"] is False and v["actions"][1]["violation"] == "CARD_NOT_IN_HAND"
+    assert v["actions"][2]["legal"] is True  # AC came out of P1's unknown card (it was open)
+    assert v["final_hands"]["P1"] == ["2H", "3S"] and v["hand_totals"]["P1"] == 5
+    assert v["open"] is False and v["net"] == {"P1": 2, "P2": -1, "P3": -1}
+
+
+def test_three_hands_nobody_has_shown_at_four_seats_get_a_verdict():
+    """The limit is on worlds (here 11,244), not on the hands' partial fillings on the way
+    (over 100,000): P1 knocks with 3 against three hands of three unknown cards, at least 7."""
+    unseen = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH", "2C", "3C"]
+    hands: dict[str, Any] = {"P1": ["AS", "2S"], "P2": {"unknown": 3}, "P3": {"unknown": 3}, "P4": {"unknown": 3}}
+    discard = ["KC"] + [c for c in DECK if c not in unseen + ["AS", "2S", "KC"]]
+    case = {
+        "id": "W4", "ruleset": {"variants": ["more-players"], "options": {}}, "players": ["P1", "P2", "P3", "P4"], "dealer": "P4",
+        "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 5}, "discard": discard, "table": [], "to_act": "P1"},
+        "actions": [{"seq": 1, "player": "P1", "action": "knock"}],
+    }
+    v = judge(case)
+    assert v["status"] == "ok", v
+    assert v["open"] is False and v["end"]["outcome"] == "knocker_won" and v["net"] == {"P1": 3, "P2": -1, "P3": -1, "P4": -1}
+    assert v["hand_totals"]["P2"] == {"min": 7, "max": 30}
+
+
+def test_under_mandatory_laydown_hands_it_never_reads_count_by_points():
+    """mandatory-laydown reads only the discarder's hand: P2 and P3, who only knock, hold
+    two unknown cards each that count by points (131,040 exact worlds were "too many")."""
+    unseen = ["4S", "7S", "9D", "2H", "3H", "5H", "8H", "JH", "2C", "3C", "4C", "5C", "6C", "8C", "9C", "QH"]
+    hands: dict[str, Any] = {"P1": ["5S", "6S", "KD"], "P2": {"unknown": 2}, "P3": {"unknown": 2}}
+    discard = ["AS"] + [c for c in DECK if c not in unseen + ["5S", "6S", "KD", "AS"]]
+    case = {
+        "id": "ML", "ruleset": {"variants": ["mandatory-laydown"], "options": {}}, "players": ["P1", "P2", "P3"], "dealer": "P3",
+        "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 12}, "discard": discard, "table": [], "to_act": "P1"},
+        "actions": [
+            {"seq": 1, "player": "P1", "action": "draw_stock"},
+            {"seq": 2, "player": "P1", "action": "discard", "card": "KD"},  # refused where the draw was 4S or 7S
+            {"seq": 3, "player": "P2", "action": "knock"},
+        ],
+    }
+    v = judge(case)
+    assert v["status"] == "ok", v
+    assert [a["legal"] for a in v["actions"]] == [True, "open", "open"]
+    assert v["hand_totals"]["P2"] == {"min": 4, "max": 20}
+    assert {"end": None, "ledger": [], "net": {"P1": 0, "P2": 0, "P3": 0}} in v["outcomes"]
+    won = {"end": {"type": "knock", "player": "P2", "outcome": "knocker_won"}, "net": {"P1": -1, "P2": 2, "P3": -1}}
+    assert won in [{k: o[k] for k in ("end", "net")} for o in v["outcomes"]]
+
+
+@pytest.mark.parametrize("alias, name", [("double-for-new-spread", "double-requires-new-spread")])
+def test_a_variant_named_by_its_alias_is_weighed_as_by_its_name(alias, name):
+    """Which variants read hands card by card is decided on the ruleset's names: under the
+    alias, two hidden hands of four were weighed card by card (210,210 worlds: "too many")."""
+    unseen = ["8S", "QH", "9C", "2C", "3C", "4C", "5C", "6C", "7C", "10C", "JC", "2D", "3D", "4D"]
+    hands: dict[str, Any] = {"P1": ["4S", "KH"], "P2": {"unknown": 4}, "P3": {"unknown": 4}}
+    discard = ["AC"] + [c for c in DECK if c not in unseen + ["4S", "KH", "AC"]]
+    verdicts = []
+    for variant in (alias, name):
+        case = {
+            "id": "AL", "ruleset": {"variants": [variant], "options": {}}, "players": ["P1", "P2", "P3"], "dealer": "P3",
+            "setup": {"mode": "explicit", "hands": hands, "stock": {"unknown": 6}, "discard": discard, "table": [], "to_act": "P1"},
+            "actions": [{"seq": 1, "player": "P1", "action": "knock"}],
+        }
+        verdicts.append(judge(case))
+    assert verdicts[0]["status"] == "ok", verdicts[0]
+    assert verdicts[0] == verdicts[1]
+
+
 def test_an_unseen_card_named_by_a_player_without_unknown_cards_is_not_in_hand():
     case = _pk12()
     case["actions"][1] = {"seq": 2, "player": "P1", "action": "discard", "card": "7C"}

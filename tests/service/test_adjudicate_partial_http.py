@@ -54,8 +54,9 @@ def test_http_answers_what_the_cli_prints(http, tmp_path, n):
     assert any(c.get("format_version") == 2 for c in r.json()["cases"])
 
 
-#: a record whose unseen cards could lie in too many ways: the engine weighs worlds for a
-#: few seconds of CPU before it refuses the case (the slowest kind of request the route takes)
+#: a record whose unseen cards could lie in too many ways (three hands nobody has fully shown
+#: and two unnamed draws): the engine weighs worlds for a few seconds of CPU before it refuses
+#: the case (the slowest kind of request the route takes)
 HEAVY = {
     "format_version": 2,
     "cases": [
@@ -66,7 +67,7 @@ HEAVY = {
             "dealer": "P3",
             "setup": {
                 "mode": "explicit",
-                "hands": {"P1": ["AS", "2S", "3H", "4D", "6C"], "P2": {"unknown": 5}, "P3": {"unknown": 5}},
+                "hands": {"P1": {"cards": ["6C"], "unknown": 4}, "P2": {"unknown": 5}, "P3": {"unknown": 5}},
                 "stock": {"unknown": 36},
                 "discard": ["KD"],
                 "table": [],
