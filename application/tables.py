@@ -566,6 +566,8 @@ class Tables:
             raise Forbidden("the host token cannot play a seat")
         if not command_id or len(command_id) > 100:
             raise TableError("command_id must be 1 to 100 characters")
+        if not command_id.isprintable():  # stored with the events (PostgreSQL's text holds no NUL)
+            raise TableError(f"command_id must be printable text, not {command_id!r} (a control character)")
         try:
             command = parse_command(action, seat, fields)
         except (KeyError, TypeError) as exc:

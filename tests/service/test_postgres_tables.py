@@ -118,3 +118,19 @@ def test_a_node_behind_the_store_refuses_a_stale_version_with_the_current_one(no
     with pytest.raises(StaleVersion) as stale:  # a discard before drawing: illegal on b2's old fold too
         b2.act(table, "ann", "discard", {"card": card}, drew.version, "d4")
     assert stale.value.extra["current_version"] == a.table(table).version
+
+
+@pytest.mark.parametrize("command_id", ["a\x00b", "line\nbreak", "tab\there", "\x1b[31m"], ids=["nul", "newline", "tab", "escape"])
+def test_a_command_id_with_a_control_character_is_refused_and_changes_nothing(nodes, command_id):
+    """docs/http-api.md: a ``command_id`` is text chosen by the client and stored with the events.
+    One with a control character (a NUL cannot even be stored in PostgreSQL's text) is a clear
+    error naming the field (a 400 over HTTP), on every store, and applies nothing."""
+    from tonk.application.table_types import TableError
+
+    a, _ = nodes
+    table = _table(a)
+    version = a.table(table).version
+    with pytest.raises(TableError, match="command_id must be printable text"):
+        _act(a, table, DrawStock("ann"), version, command_id)
+    assert a.fresh(table).version == version
+    assert _act(a, table, DrawStock("ann"), version, "ok-1").version > version
