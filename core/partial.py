@@ -64,12 +64,21 @@ def check_accounting(rec: HandRecord, ruleset: Ruleset) -> list[str]:
             f"the record accounts for {accounted} of {len(deck)} cards",
         )
     unseen_set = set(unseen)
+    thrown: list[str] = []  # the cards discarded so far: each was the known top once
     for i, a in enumerate(rec.actions):
         for c in named_cards(a.fields):
             if c not in deck_set:
                 raise _err(rec, f"actions[{i}]", f"{c} is not a card of this ruleset's deck")
-        if a.action in _DRAWS and "card" in a.fields and a.fields["card"] not in unseen_set:
-            raise _err(rec, f"actions[{i}].card", f"{a.fields['card']} is not an unseen card (the setup names it)")
+        card = a.fields.get("card")
+        if a.action in _DRAWS and card is not None and card not in unseen_set:
+            # a known card may be named only where it may be the one drawn: a card of the known
+            # stock, or the known discard top (the setup's or one discarded since); that it is
+            # the very card drawn is checked in play (a known top that differs: malformed)
+            pile = rec.stock if a.action == "draw_stock" else [*rec.discard[:1], *thrown]
+            if card not in pile:
+                raise _err(rec, f"actions[{i}].card", f"{card} is not an unseen card (the setup names it)")
+        if a.action == "discard" and card is not None:
+            thrown.append(card)
     return unseen
 
 

@@ -194,6 +194,38 @@ def test_a_named_draw_differing_from_a_known_top_is_malformed():
     assert v["status"] == "error" and "actions[0].card" in v["message"] and "the discard top is the known 9C" in v["message"]
 
 
+def test_a_named_draw_of_the_known_top_is_the_card_taken():
+    """README: a ``card`` on a draw makes a record malformed when it is not an unseen card *or
+    differs from a known discard top*: a player taking the known top and the record naming it
+    (the setup's top, or a card just discarded) says what everyone saw, and is no contradiction."""
+    case = _pk12()
+    case["actions"] = [
+        {"seq": 1, "player": "P1", "action": "draw_discard", "card": "9C"},  # the setup's known top
+        {"seq": 2, "player": "P1", "action": "discard", "card": "3S"},
+        {"seq": 3, "player": "P2", "action": "draw_discard", "card": "3S"},  # the card P1 just threw
+    ]
+    v = judge(case)
+    assert v["status"] == "ok", v
+    assert [(a["legal"], a["drawn"]) for a in v["actions"]] == [(True, "9C"), (True, None), (True, "3S")]
+    assert v["final_hands"]["P1"] == ["2H", "9C"] and v["final_hands"]["P2"] == ["3S", "5C", "KC"]
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"seq": 1, "player": "P1", "action": "draw_discard", "card": "KC"},  # in P2's hand
+        {"seq": 1, "player": "P1", "action": "draw_discard", "card": "AS"},  # in the pile, under the top
+        {"seq": 1, "player": "P1", "action": "draw_stock", "card": "9C"},  # the discard top, drawn from the stock
+    ],
+    ids=["a-hand", "under-the-top", "stock"],
+)
+def test_a_named_draw_of_a_card_that_cannot_be_the_one_drawn_is_malformed(action):
+    case = _pk12()
+    case["actions"] = [action]
+    v = judge(case)
+    assert v["status"] == "error" and "case PK12: actions[0].card" in v["message"], v
+
+
 def test_a_refused_named_draw_of_a_known_top_is_still_malformed():
     case = _pk12()
     case["actions"] = [{"seq": 1, "player": "P2", "action": "draw_discard", "card": "7C"}]  # out of turn
