@@ -18,7 +18,7 @@ from .cards import CardError, parse_card
 from .commands import ACTIONS, action_fields
 from .errors import HandRecordError
 from .names import BadName, check_name
-from .safe_json import UnsafeJSON, decode_at, line_of, skip_space
+from .safe_json import UnsafeJSON, decode_at, json_shown, line_of, skip_space
 
 _COMMON_FIELDS = {"seq", "player", "action", "expect", "note", "comment"}
 
@@ -87,7 +87,7 @@ class RecordContext:
 
     def cards(self, value: Any, where: str) -> list[str]:
         if not isinstance(value, list):
-            raise self.err(where, f"expected a list of cards, found {type(value).__name__}")
+            raise self.err(where, f"expected a list of cards, found {json_shown(value)}")
         return [self.card(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
@@ -258,7 +258,7 @@ def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecor
         raise ctx.err("case", "a hand record must be a JSON object")
     format_version = record_version(raw, format_version)
     if type(format_version) is not int or format_version not in (1, 2):  # not True, 2.0 or "2"
-        raise ctx.err("format_version", f"must be 1 or 2, not {format_version!r}")
+        raise ctx.err("format_version", f"must be 1 or 2, not {json_shown(format_version)}")
     if "id" in raw:
         problem = check_id_problem(raw["id"])
         if problem is not None:
@@ -273,7 +273,7 @@ def parse_record(raw: Any, index: int = 0, format_version: int = 1) -> HandRecor
         raise ctx.err("setup", "missing (an object with mode 'deck' or 'explicit')")
     mode = setup.get("mode")
     if not isinstance(mode, str) or mode not in ("deck", "explicit"):
-        raise ctx.err("setup.mode", f"must be 'deck' or 'explicit', not {mode!r}")
+        raise ctx.err("setup.mode", f"must be \"deck\" or \"explicit\", not {json_shown(mode)}")
     rec = HandRecord(
         id=cid,
         title=str(raw.get("title", "")),
@@ -406,7 +406,7 @@ def _parse_action(ctx: RecordContext, a: Any, i: int, players: list[str], format
         raise ctx.err(where, "must be an object with seq, player and action")
     seq = a.get("seq", i + 1)
     if isinstance(seq, bool) or not isinstance(seq, int):
-        raise ctx.err(f"{where}.seq", f"must be a whole number, not {seq!r}")
+        raise ctx.err(f"{where}.seq", f"must be a whole number, not {json_shown(seq)}")
     if seq != i + 1:
         raise ctx.err(f"{where}.seq", f"is {seq}; actions are numbered 1, 2, 3, ... in order, so this one is {i + 1}")
     action = a.get("action")
@@ -450,5 +450,5 @@ def _parse_action(ctx: RecordContext, a: Any, i: int, players: list[str], format
     open_ok = format_version == 2 and expect is not None and expect.get("legal") == "open"
     if expect is not None and "legal" in expect and not isinstance(expect["legal"], bool) and not open_ok:
         allowed_legal = "true, false or 'open'" if format_version == 2 else "true or false"
-        raise ctx.err(f"{where}.expect.legal", f"must be {allowed_legal}, not {expect['legal']!r}")
+        raise ctx.err(f"{where}.expect.legal", f"must be {allowed_legal}, not {json_shown(expect['legal'])}")
     return RecordedAction(seq, player, action, fields, expect)

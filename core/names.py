@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from .errors import TonkError
+from .safe_json import json_shown
 
 MAX_NAME_LENGTH = 40
 
@@ -37,7 +38,7 @@ def shown(text: str, limit: int = 60) -> str:
 def name_problem(text: Any) -> str | None:
     """What is wrong with ``text`` as a name, or ``None``."""
     if not isinstance(text, str):
-        return f"must be text, not {type(text).__name__}"
+        return f"must be text, not {json_shown(text)}"
     if not text:
         return "is empty"
     if len(text) > MAX_NAME_LENGTH:
@@ -62,6 +63,6 @@ def check_name(text: Any, what: str) -> str:
 def check_game_id(text: Any, what: str = "game id") -> str:
     """``text`` if it is a game id as the engine makes them (a UUID), else :class:`BadName`."""
     if not isinstance(text, str) or not _UUID.fullmatch(text):
-        value = shown(text) if isinstance(text, str) else type(text).__name__
+        value = shown(text) if isinstance(text, str) else json_shown(text)
         raise BadName(f"{what} {value} is not a game id (a UUID such as 0f8e2c1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b)")
     return text

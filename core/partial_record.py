@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .safe_json import json_shown
+
 if TYPE_CHECKING:
     from .handrecord import HandRecord, RecordContext
 
@@ -32,7 +34,7 @@ def _place(ctx: "RecordContext", value: Any, where: str, allowed: set[str]) -> t
         return ctx.cards(value, where), 0
     if not isinstance(value, dict):
         shapes = "a list of cards or " + ('{"cards": [...], "unknown": N}' if "cards" in allowed else '{"unknown": N}')
-        raise ctx.err(where, f"must be {shapes}, not {type(value).__name__}")
+        raise ctx.err(where, f"must be {shapes}, not {json_shown(value)}")
     extra = set(value) - allowed
     if extra:
         raise ctx.err(where, f"unknown field(s) {', '.join(sorted(map(str, extra)))} (allowed: {', '.join(sorted(allowed))})")

@@ -116,6 +116,18 @@ def check_text(value: Any) -> None:
             stack.extend(v)
 
 
+def json_shown(value: Any, limit: int = 40) -> str:
+    """A decoded JSON value in an error message, as JSON writes it (``null``, ``true``, ``2.0``,
+    ``"2"``; a list or an object by its kind), never as Python does (``None``, ``True``, ``'2'``);
+    escaped to ASCII, so no control character of a file reaches a terminal."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def decode_at(text: str, pos: int) -> tuple[Any, int]:
     """Decode the JSON value starting at ``pos``: ``(value, end)``.  Raises
     :class:`json.JSONDecodeError` for text that is not JSON and :class:`UnsafeJSON`

@@ -102,7 +102,29 @@ def test_format_version_must_be_the_number_1_or_2(tmp_path, value, where):
     path = _write(tmp_path, json.dumps(doc))
     result = runner.invoke(app, ["adjudicate", str(path)])
     assert result.exit_code == 2
-    assert f"format_version: must be 1 or 2, not {value!r}" in result.stderr, result.stderr
+    shown = "a list" if isinstance(value, list) else json.dumps(value)  # the file's own words, not Python's
+    assert f"format_version: must be 1 or 2, not {shown}" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda c: c["actions"][0].__setitem__("seq", True), "actions[0].seq: must be a whole number, not true"),
+        (lambda c: c["actions"][0].__setitem__("seq", None), "actions[0].seq: must be a whole number, not null"),
+        (lambda c: c["actions"][0]["expect"].__setitem__("legal", None), "actions[0].expect.legal: must be true or false, not null"),
+        (lambda c: c["actions"][0]["expect"].__setitem__("legal", "yes"), 'actions[0].expect.legal: must be true or false, not "yes"'),
+        (lambda c: c.__setitem__("id", 7), "#2: id: case id must be text, not 7"),
+        (lambda c: c["setup"].__setitem__("mode", None), 'setup.mode: must be "deck" or "explicit", not null'),
+    ],
+)
+def test_a_wrong_value_is_shown_as_json_writes_it(tmp_path, mutate, message):
+    """A hand record is JSON: a wrong value is named in JSON's words (null, true, "2"), never
+    Python's (None, True, '2', NoneType)."""
+    path = _write(tmp_path, json.dumps(_with_case(mutate)))
+    result = runner.invoke(app, ["adjudicate", str(path)])
+    assert result.exit_code == 2
+    assert f"error: case {message if message.startswith('#') else 'D2: ' + message}" in result.stderr, result.stderr
+    assert not re.search(r"NoneType|\bNone\b|\bTrue\b|\bFalse\b", result.stderr), result.stderr
 
 
 # --- names ---------------------------------------------------------------------------------------
