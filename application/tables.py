@@ -580,7 +580,7 @@ class Tables:
         if table.game.state.game_over:
             raise TableOver("the game at this table has ended")
         if version != table.version:
-            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version)
+            raise _not_current(version, table.version)
         events = decide(table.game.state, command, table.game.ruleset)
         first = table.version + 1
         try:
@@ -593,7 +593,7 @@ class Tables:
             done = table.command_seqs.get(command_id)
             if done is not None:  # this very command, applied by another node (a retry raced)
                 return self._retried(table, seat, command_id, command, done)
-            raise StaleVersion(f"version {version} is stale: the table is at version {table.version}", current_version=table.version) from None
+            raise _not_current(version, table.version) from None
         return self._result(table, seat, command_id, (first, table.version))
 
     def receipts(self, table_id: str, seat: str, after: int = 0) -> list[dict[str, Any]]:
@@ -884,5 +884,11 @@ def _last_hand(table: Table, viewer: str) -> dict[str, Any] | None:
             return last
     return None
 
+
+
+def _not_current(version: int, current: int) -> StaleVersion:
+    """The ``409`` of a command sent for another version than the table's (``current_version``)."""
+    when = "is stale" if version < current else "is ahead of the table"
+    return StaleVersion(f"version {version} {when}: the table is at version {current}", current_version=current)
 
 __all__ = ["Tables", "Table", "StreamItem", "IllegalAction", "rematch_token"]

@@ -134,3 +134,15 @@ def test_a_command_id_with_a_control_character_is_refused_and_changes_nothing(no
         _act(a, table, DrawStock("ann"), version, command_id)
     assert a.fresh(table).version == version
     assert _act(a, table, DrawStock("ann"), version, "ok-1").version > version
+
+
+def test_a_version_ahead_of_the_table_is_named_as_ahead_not_stale(nodes):
+    """The 409 of a version the table has not reached says so (a client that counted wrong),
+    and one it has passed says it is stale; both give the table's version."""
+    a, _ = nodes
+    table = _table(a)
+    version = a.table(table).version
+    with pytest.raises(StaleVersion, match=f"version {version + 3} is ahead of the table: the table is at version {version}"):
+        _act(a, table, DrawStock("ann"), version + 3, "ahead")
+    with pytest.raises(StaleVersion, match=f"version {version - 1} is stale: the table is at version {version}"):
+        _act(a, table, DrawStock("ann"), version - 1, "behind")
