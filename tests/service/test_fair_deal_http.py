@@ -146,22 +146,21 @@ def test_two_people_and_a_bot_play_a_game_whose_every_deck_recomputes(server, cl
     assert client.http.get(f"/games/{created['table']}/audit").json()["games"][0]["deal"]["guarantees"] == "secret and committed, and fair"
 
 
-def test_a_deck_the_operator_chose_is_named_by_the_audit_and_the_verifier(server, client: Client, tmp_path: Path):
+def _forged(server, client: Client, tmp_path: Path, deal) -> tuple[dict, Path, dict]:
+    """A served game of two hands whose hand 2 the operator dealt from a deck of its choosing
+    (``deal(real)``: the ``DealHand`` of it, given the real hand 2) and whose log it rewrote from
+    there (a new chain, so the chain check cannot tell), the hand played out by the rules: the
+    table, the forged store, and ``tonk audit --json``'s game (it must fail, on hand 2 only)."""
     created = client.create(seats=["ann", "bob"], hand_limit=2)
     play_until_over(client, created, random.Random(5))
     with EventStore.open(server.db) as store:
         events = store.read(created["table"])
     server_seed = events[-1].server_seed
-    # the operator deals hand 2 from a deck of its choosing and rewrites the log from there
-    # (a new chain, so the chain check cannot tell): the seeds recorded as sent, the salted
-    # commitment of that deck, the hands dealt from it, the hand played out by the rules
     i = next(k for k, e in enumerate(events) if type(e) is HandDealt and e.hand_no == 2)
     real = events[i]
     assert isinstance(real, HandDealt) and isinstance(real.client_seeds, dict) and isinstance(real.salt, str)
-    ruleset = load_ruleset()
-    game = Game(ruleset, events[:i])
-    stacked = tuple(sorted(real.deck))  # an order the seeds did not give
-    game.play(DealHand(deck=stacked, salt=real.salt, client_seeds=dict(real.client_seeds)))
+    game = Game(load_ruleset(), events[:i])
+    game.play(deal(real))
     rng = random.Random(3)
     while game.in_hand:
         game.play(rng.choice(game.legal_actions()))
@@ -174,13 +173,19 @@ def test_a_deck_the_operator_chose_is_named_by_the_audit_and_the_verifier(server
     (g,) = json.loads(audit.stdout)["games"]
     assert g["checks"] == {"chain": "ok", "conservation": "ok", "rules": "ok", "deal": "failed"}
     assert [(f["check"], f["hand_no"]) for f in g["findings"]] == [("deal", 2)]
-    assert "hand 2's deck does not follow from the server seed" in g["findings"][0]["message"]
     assert "NOT fair" in g["deal"]["statement"]
-    text = run_cli("--db", str(forged), "audit", created["table"]).stdout
-    assert "hand 2's deck does not follow" in text and "NOT fair" in text
     r = run_verifier(tmp_path, export(forged, created["table"], tmp_path / "forged.jsonl"))
     assert r.returncode == 1
     assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck does NOT follow from the seeds"]
+    return created, forged, g
+
+
+def test_a_deck_the_operator_chose_is_named_by_the_audit_and_the_verifier(server, client: Client, tmp_path: Path):
+    # the seeds recorded as sent, the salted commitment of the stacked deck (an order the seeds did not give)
+    created, forged, g = _forged(server, client, tmp_path, lambda real: DealHand(deck=tuple(sorted(real.deck)), salt=real.salt, client_seeds=dict(real.client_seeds)))
+    assert "hand 2's deck does not follow from the server seed" in g["findings"][0]["message"]
+    text = run_cli("--db", str(forged), "audit", created["table"]).stdout
+    assert "hand 2's deck does not follow" in text and "NOT fair" in text
 
 
 @pytest.mark.parametrize("salted", [True, False], ids=["salted", "unsalted"])
@@ -189,33 +194,8 @@ def test_a_deck_the_operator_chose_and_recorded_without_the_seeds_is_named_too(s
     deal_scheme, nonce or client_seeds: the game committed to a server seed and revealed it, so
     every hand must be the fair deal's, and a hand that does not say it is one does not follow
     from the seeds."""
-    created = client.create(seats=["ann", "bob"], hand_limit=2)
-    play_until_over(client, created, random.Random(5))
-    with EventStore.open(server.db) as store:
-        events = store.read(created["table"])
-    server_seed = events[-1].server_seed
-    i = next(k for k, e in enumerate(events) if type(e) is HandDealt and e.hand_no == 2)
-    real = events[i]
-    assert isinstance(real, HandDealt) and isinstance(real.salt, str)
-    game = Game(load_ruleset(), events[:i])
-    game.play(DealHand(deck=tuple(sorted(real.deck)), salt=real.salt if salted else None))  # no seeds recorded
-    rng = random.Random(3)
-    while game.in_hand:
-        game.play(rng.choice(game.legal_actions()))
-    game.end("hand limit 2 reached", server_seed=server_seed)
-    forged = tmp_path / "forged.db"
-    with EventStore.open(forged, create=True) as store:
-        store.append(created["table"], game.events, 0)
-    audit = run_cli("--db", str(forged), "audit", created["table"], "--json")
-    assert audit.returncode == 1, audit.stdout
-    (g,) = json.loads(audit.stdout)["games"]
-    assert g["checks"] == {"chain": "ok", "conservation": "ok", "rules": "ok", "deal": "failed"}
-    assert [(f["check"], f["hand_no"]) for f in g["findings"]] == [("deal", 2)]
+    _, _, g = _forged(server, client, tmp_path, lambda real: DealHand(deck=tuple(sorted(real.deck)), salt=real.salt if salted else None))
     assert "hand 2 records no tonk-deal-v1 deal" in g["findings"][0]["message"]
-    assert "NOT fair" in g["deal"]["statement"]
-    r = run_verifier(tmp_path, export(forged, created["table"], tmp_path / "forged.jsonl"))
-    assert r.returncode == 1
-    assert r.stdout.splitlines() == ["server seed matches its hash", "hand 1: deck verified", "hand 2: deck does NOT follow from the seeds"]
 
 
 def test_the_stand_alone_verifier_checks_the_vectors_and_refuses_a_changed_one(tmp_path: Path):
