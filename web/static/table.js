@@ -521,8 +521,10 @@ async function pump() {
     while (queue.length) {
       const { item, paced } = queue[0];
       // the next deal waits while the hand's end is on screen ("Next hand" goes on); once the
-      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last)
-      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > shownHand) break;
+      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last), nor
+      // does hand 1's deal (no hand has ended before it: a page opened while the table waited
+      // for its seats shows no hand, shownHand 0)
+      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > Math.max(shownHand, 1)) break;
       const wait = nextAt - performance.now();
       if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
       queue.shift();
