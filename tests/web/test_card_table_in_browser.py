@@ -357,3 +357,14 @@ def test_an_ended_table_page_opened_without_the_host_token_offers_no_rematch_sta
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=WAIT)
     expect(page.locator("#rematch")).to_contain_text("If the host starts a rematch")
     expect(page.locator("#start-rematch")).to_have_count(0)
+
+
+def test_a_table_page_whose_address_is_no_valid_percent_encoding_says_there_is_no_such_table(page, service):
+    """GET /play/{id} is the page for any id, which shows the error its requests meet: an id
+    that is no valid percent-encoding (%E0%A4%A) too, never a script that stops at its start
+    (the page fixture fails the test on a page error)."""
+    base, db = service
+    page.goto(f"{base}/play/%E0%A4%A#token=not-a-token")
+    page.wait_for_selector("body[data-ready=error]", timeout=WAIT)
+    expect(page.locator("#notice")).to_have_text("error: no table '%E0%A4%A'")
+    expect(page.locator("#token-form")).to_be_visible()

@@ -27,7 +27,7 @@ import { serviceBack, serviceConnected, serviceEnded, serviceLost, serviceState,
 import { showSeating, sitDown as sitWithSeed } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
-const table = decodeURIComponent(location.pathname.split("/").pop());
+const table = tableOf(location.pathname);
 const EVENT_TYPES = ["game_started", "hand_dealt", "knocked", "card_drawn", "empty_stock_called", "spread_laid", "card_hit", "card_discarded", "hand_ended", "game_ended"];
 
 let token = tokenFor(table);
@@ -48,6 +48,17 @@ let sortBy = "dealt";
 const PACE = paceSetting();
 const REMATCH_LOOK_MS = 4000;
 const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
+
+// The table's id: the address's last segment, decoded; one that is no valid percent-encoding
+// (/play/%E0) is taken as it is, and the service answers that it knows no such table.
+function tableOf(path) {
+  const last = path.split("/").pop();
+  try {
+    return decodeURIComponent(last);
+  } catch (_) {
+    return last;
+  }
+}
 
 function paceSetting() {
   const asked = new URLSearchParams(location.search).get("pace");
