@@ -368,3 +368,38 @@ def test_a_table_page_whose_address_is_no_valid_percent_encoding_says_there_is_n
     page.wait_for_selector("body[data-ready=error]", timeout=WAIT)
     expect(page.locator("#notice")).to_have_text("error: no table '%E0%A4%A'")
     expect(page.locator("#token-form")).to_be_visible()
+
+
+def test_seat_names_of_the_longest_length_fit_a_phone_on_every_page(page, service):
+    """A seat's name may be 40 characters with no space: on a phone (390 px) the table page
+    mid-hand and at the game's end, the lobby, the replay viewer and the dispute desk opened at
+    the game's position break such a name across lines, never scroll sideways."""
+    base, db = service
+    names = ["W" * 40, "M" * 40, "Q" * 40]
+    created = playing_table(base, seats=names, bots={names[1]: "greedy", names[2]: "greedy"}, hand_limit=1)
+    table, token = created["table"], created["tokens"][names[0]]
+    page.set_viewport_size({"width": 390, "height": 844})
+
+    def fits(where: str) -> None:
+        wide = page.evaluate(
+            """() => [...document.querySelectorAll('body *')].filter(e => e.getClientRects().length
+                 && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName + '#' + e.id)"""
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390 and not wide, (where, wide)
+
+    page.goto(f"{base}/play/{table}?pace=0#token={token}")
+    expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+    fits("the table mid-hand")
+    view = api(base, "GET", f"/tables/{table}/view", token)
+    api(base, "POST", f"/tables/{table}/commands", token, {"action": "knock", "version": view["version"], "command_id": "k1"})
+    expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=WAIT)
+    fits("the table at the game's end")
+    page.goto(f"{base}/")
+    expect(page.locator(f'#tables li[data-table="{table}"]')).to_be_visible(timeout=WAIT)
+    fits("the lobby")
+    page.goto(f"{base}/games/{table}#e=3&as={names[0]}")
+    page.wait_for_selector("body[data-ready=true]", timeout=WAIT)
+    fits("the replay viewer")
+    page.goto(f"{base}/dispute?game={table}&seq=3")
+    expect(page.locator("#status")).to_contain_text("Loaded", timeout=WAIT)
+    fits("the dispute desk")
