@@ -403,3 +403,35 @@ def test_seat_names_of_the_longest_length_fit_a_phone_on_every_page(page, servic
     page.goto(f"{base}/dispute?game={table}&seq=3")
     expect(page.locator("#status")).to_contain_text("Loaded", timeout=WAIT)
     fits("the dispute desk")
+
+
+def test_seats_named_as_what_every_object_inherits_are_seats_like_any_other(page, service):
+    """Seats named "constructor", "toString" and "__proto__" (a bot) are names like any other
+    on every page: the table page and the lobby count constructor and toString as people (not
+    bots of the kind "function toString() ..."), and the replay viewer opens their game."""
+    from seating import client_seed
+
+    base, db = service
+    names = ["constructor", "toString", "__proto__"]
+    created = create_table(base, seats=names, bots={"__proto__": "greedy"}, hand_limit=1, sit=False)
+    table, tokens = created["table"], created["tokens"]
+    assert sorted(tokens) == ["constructor", "toString"]
+    page.goto(f"{base}/play/{table}?pace=0#token={tokens['constructor']}")
+    expect(page.locator("#seating")).to_have_text("Waiting for toString to sit down (constructor has sat).", timeout=WAIT)
+    expect(page.locator('#others .seat[data-player="toString"] h3')).to_have_text("toString")
+    expect(page.locator('#others .seat[data-player="__proto__"] h3')).to_contain_text("greedy bot")
+    page.goto(f"{base}/")
+    expect(page.locator(f'#tables li[data-table="{table}"]')).to_contain_text("people: constructor, toString; bots: __proto__ (greedy bot)", timeout=WAIT)
+    api(base, "POST", f"/tables/{table}/sit", tokens["toString"], {"client_seed": client_seed()})
+    for turn in range(20):  # each person knocks at their turn's start: the one hand ends
+        view = api(base, "GET", f"/tables/{table}/view", tokens["constructor"])
+        if view["status"] == "ended":
+            break
+        seat = view["view"]["to_act"]
+        api(base, "POST", f"/tables/{table}/commands", tokens[seat], {"action": "knock", "version": view["version"], "command_id": f"k{turn}"})
+    else:
+        raise AssertionError("the hand did not end")
+    page.goto(f"{base}/games/{table}")
+    page.wait_for_selector("body[data-ready]", timeout=WAIT)
+    assert page.get_attribute("body", "data-ready") == "true", page.inner_text("#status")
+    expect(page.locator("#seats")).to_contain_text("constructor")
