@@ -357,3 +357,81 @@ def test_an_ended_table_page_opened_without_the_host_token_offers_no_rematch_sta
     expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=WAIT)
     expect(page.locator("#rematch")).to_contain_text("If the host starts a rematch")
     expect(page.locator("#start-rematch")).to_have_count(0)
+
+
+def test_a_table_page_whose_address_is_no_valid_percent_encoding_says_there_is_no_such_table(page, service):
+    """GET /play/{id} is the page for any id, which shows the error its requests meet: an id
+    that is no valid percent-encoding (%E0%A4%A) too, never a script that stops at its start
+    (the page fixture fails the test on a page error)."""
+    base, db = service
+    page.goto(f"{base}/play/%E0%A4%A#token=not-a-token")
+    page.wait_for_selector("body[data-ready=error]", timeout=WAIT)
+    expect(page.locator("#notice")).to_have_text("error: no table '%E0%A4%A'")
+    expect(page.locator("#token-form")).to_be_visible()
+
+
+def test_seat_names_of_the_longest_length_fit_a_phone_on_every_page(page, service):
+    """A seat's name may be 40 characters with no space: on a phone (390 px) the table page
+    mid-hand and at the game's end, the lobby, the replay viewer and the dispute desk opened at
+    the game's position break such a name across lines, never scroll sideways."""
+    base, db = service
+    names = ["W" * 40, "M" * 40, "Q" * 40]
+    created = playing_table(base, seats=names, bots={names[1]: "greedy", names[2]: "greedy"}, hand_limit=1)
+    table, token = created["table"], created["tokens"][names[0]]
+    page.set_viewport_size({"width": 390, "height": 844})
+
+    def fits(where: str) -> None:
+        wide = page.evaluate(
+            """() => [...document.querySelectorAll('body *')].filter(e => e.getClientRects().length
+                 && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(e => e.tagName + '#' + e.id)"""
+        )
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390 and not wide, (where, wide)
+
+    page.goto(f"{base}/play/{table}?pace=0#token={token}")
+    expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+    fits("the table mid-hand")
+    view = api(base, "GET", f"/tables/{table}/view", token)
+    api(base, "POST", f"/tables/{table}/commands", token, {"action": "knock", "version": view["version"], "command_id": "k1"})
+    expect(page.locator("#turn")).to_have_text("The game has ended.", timeout=WAIT)
+    fits("the table at the game's end")
+    page.goto(f"{base}/")
+    expect(page.locator(f'#tables li[data-table="{table}"]')).to_be_visible(timeout=WAIT)
+    fits("the lobby")
+    page.goto(f"{base}/games/{table}#e=3&as={names[0]}")
+    page.wait_for_selector("body[data-ready=true]", timeout=WAIT)
+    fits("the replay viewer")
+    page.goto(f"{base}/dispute?game={table}&seq=3")
+    expect(page.locator("#status")).to_contain_text("Loaded", timeout=WAIT)
+    fits("the dispute desk")
+
+
+def test_seats_named_as_what_every_object_inherits_are_seats_like_any_other(page, service):
+    """Seats named "constructor", "toString" and "__proto__" (a bot) are names like any other
+    on every page: the table page and the lobby count constructor and toString as people (not
+    bots of the kind "function toString() ..."), and the replay viewer opens their game."""
+    from seating import client_seed
+
+    base, db = service
+    names = ["constructor", "toString", "__proto__"]
+    created = create_table(base, seats=names, bots={"__proto__": "greedy"}, hand_limit=1, sit=False)
+    table, tokens = created["table"], created["tokens"]
+    assert sorted(tokens) == ["constructor", "toString"]
+    page.goto(f"{base}/play/{table}?pace=0#token={tokens['constructor']}")
+    expect(page.locator("#seating")).to_have_text("Waiting for toString to sit down (constructor has sat).", timeout=WAIT)
+    expect(page.locator('#others .seat[data-player="toString"] h3')).to_have_text(re.compile(r"^toString( \(dealer\))?$"))  # a person: no bot
+    expect(page.locator('#others .seat[data-player="__proto__"] h3')).to_contain_text("greedy bot")
+    page.goto(f"{base}/")
+    expect(page.locator(f'#tables li[data-table="{table}"]')).to_contain_text("people: constructor, toString; bots: __proto__ (greedy bot)", timeout=WAIT)
+    api(base, "POST", f"/tables/{table}/sit", tokens["toString"], {"client_seed": client_seed()})
+    for turn in range(20):  # each person knocks at their turn's start: the one hand ends
+        view = api(base, "GET", f"/tables/{table}/view", tokens["constructor"])
+        if view["status"] == "ended":
+            break
+        seat = view["view"]["to_act"]
+        api(base, "POST", f"/tables/{table}/commands", tokens[seat], {"action": "knock", "version": view["version"], "command_id": f"k{turn}"})
+    else:
+        raise AssertionError("the hand did not end")
+    page.goto(f"{base}/games/{table}")
+    page.wait_for_selector("body[data-ready]", timeout=WAIT)
+    assert page.get_attribute("body", "data-ready") == "true", page.inner_text("#status")
+    expect(page.locator("#seats")).to_contain_text("constructor")

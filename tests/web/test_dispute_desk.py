@@ -480,3 +480,26 @@ def test_a_verdict_asked_while_the_server_cannot_be_reached_is_said_in_words(pag
     page.click("#adjudicate")
     expect(page.locator("#verdict")).to_contain_text("knock")
     expect(page.locator("#connection")).to_contain_text("Connected again")
+
+
+def test_players_named_as_what_every_object_inherits_are_judged_like_any_other(page, service, tmp_path):
+    """A record whose players are named "__proto__" and "constructor" is sent to the service as
+    it was loaded (every hand in it: on a plain {} a key "__proto__" would set the prototype
+    and the hand be lost) and judged as the service judges the file itself."""
+    base, _ = service
+    example = json.loads((Path(__file__).resolve().parents[2] / "examples" / "disputed-hands.json").read_text())
+    case = next(c for c in example["cases"] if c["setup"].get("table"))
+    text = json.dumps(case).replace('"P1"', '"__proto__"').replace('"P2"', '"constructor"')
+    path = tmp_path / "proto.json"
+    path.write_text(text)
+    expected = page.request.post(f"{base}/adjudicate", data=text).json()["cases"][0]
+    assert expected["status"] == "ok"
+    sent: list[dict] = []
+    page.on("request", lambda r: sent.append(json.loads(r.post_data)) if r.url.endswith("/adjudicate") else None)
+    open_desk(page, base)
+    page.set_input_files("#load-file", str(path))
+    expect(page.locator("#status")).to_contain_text("Loaded proto.json")
+    page.click("#adjudicate")
+    said = verdict_text(page)
+    assert sent[-1]["setup"]["hands"] == json.loads(text)["setup"]["hands"]  # every hand, as loaded
+    check_page_says(said, expected)

@@ -71,3 +71,23 @@ def test_the_dispute_desk_page_and_its_json_routes(service, runner_json, record)
         assert json.loads(text) == runner_json(db, "export", game.game_id, "--hand", str(hand), "--as-record", "--at", str(at))
     status, _, text = get(base + f"/games/{game.game_id}/record?seq=0")
     assert status == 400 and "not 0" in json.loads(text)["error"]["message"]
+
+
+def test_the_api_doc_quotes_the_table_pages_banner_and_names_every_key_it_keeps():
+    """docs/http-api.md quotes the words the table page's banner says when the server is gone
+    and when it is back (web/static/service.js), and names every localStorage key the pages
+    keep (web/static/api.js, sit.js)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    doc = " ".join((root / "docs" / "http-api.md").read_text().split())
+    service = (root / "web" / "static" / "service.js").read_text()
+    words = {k: json.loads('"' + v + '"') for k, v in re.findall(r'^\s*(lost|back|connected): "([^"]*)",$', service, re.M)}
+    assert set(words) == {"lost", "back", "connected"}
+    for said in words.values():
+        assert f'"{said}"' in doc, said
+    keys = re.findall(r'^const [A-Z]+ = "(tonk-[a-z]+:)";$', (root / "web" / "static" / "api.js").read_text() + (root / "web" / "static" / "sit.js").read_text(), re.M)
+    assert sorted(keys) == ["tonk-host:", "tonk-seed:", "tonk-token:"]
+    for key in keys:
+        assert f"`{key}ID`" in doc, key

@@ -360,6 +360,38 @@ def test_a_page_opened_in_the_third_hand_shows_the_whole_games_log_and_keys_work
     assert not errors, errors
 
 
+def test_a_page_that_waited_for_the_other_seat_logs_the_first_deal_and_the_moves_after_it(chromium, service):
+    """The usual start: ann opens her table page while it waits for bob (the fair deal: no hand
+    yet), bob sits down elsewhere and hand 1 is dealt. Ann's log shows that deal and every move
+    after it at once: no hand's end is on screen, so nothing waits for "Next hand"."""
+    from seating import client_seed
+
+    base, db = service
+    for _ in range(10):
+        created = create_table(base, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=1, sit=False)
+        table, tokens = created["table"], created["tokens"]
+        context, page, errors = sit_down(chromium, base, table, "ann", tokens["ann"])
+        try:
+            expect(page.locator("#seating")).to_contain_text("Waiting for bob", timeout=WAIT)
+            api(base, "POST", f"/tables/{table}/sit", tokens["bob"], {"client_seed": client_seed()})
+            seen = api(base, "GET", f"/tables/{table}/view", tokens["bob"])
+            if seen["status"] != "playing":  # a tonk on the deal ended the game: another table
+                continue
+            to_act = seen["view"]["to_act"]
+            if to_act in tokens:  # a person's turn: a move the page must show (bob's, or ann's from another device)
+                api(base, "POST", f"/tables/{table}/commands", tokens[to_act], {"action": "draw_stock", "version": seen["version"], "command_id": "first-draw"})
+            version = api(base, "GET", f"/tables/{table}/view", tokens["ann"])["version"]
+            caught_up(page, version)
+            expect(page.locator("#hand-end")).to_be_hidden()
+            expect(page.locator('#log li[data-type="hand_dealt"]')).to_contain_text("Your cards: ")
+            break
+        finally:
+            context.close()
+    else:
+        raise AssertionError("ten tables in a row ended at their first deal")
+    assert not errors, errors
+
+
 def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium, service):
     """?pace=250: after ann's discard the bots' moves (which the service played within her
     command) reach the log no faster than one every 250 ms (measured when each is appended:

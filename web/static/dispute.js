@@ -8,7 +8,7 @@
 // page checks only that the record is whole; the engine judges. Text from a record is
 // always set as text (the `el` helper), never as markup.
 import { cardName, cardFace } from "./cards.js";
-import { el, signed } from "./dom.js";
+import { el, own, signed } from "./dom.js";
 import { call, errorText } from "./api.js";
 import { watchService } from "./service.js";
 
@@ -34,7 +34,7 @@ function fresh() {
     stake: 1,
     variants: [],
     options: {},  // other options of a loaded record, kept as they were
-    hands: { P1: { cards: [], unknown: 0 }, P2: { cards: [], unknown: 0 }, P3: { cards: [], unknown: 0 } },
+    hands: byName({ P1: { cards: [], unknown: 0 }, P2: { cards: [], unknown: 0 }, P3: { cards: [], unknown: 0 } }),
     discard: { cards: [], unknown: 0 },
     stock: { known: false, cards: [], unknown: null },  // unknown null: the rest of the deck
     spreads: [],
@@ -167,13 +167,19 @@ function countsText(size, unseen, unknown, how) {
 
 // --- the hand record ----------------------------------------------------------------------
 
+// An object keyed by players' names that inherits nothing: a player named "__proto__" or
+// "constructor" is a key like any other (on a plain {} the first would set its prototype).
+function byName(entries = {}) {
+  return Object.assign(Object.create(null), entries);
+}
+
 function handJson(h) {
   if (!h.unknown) return [...h.cards];
   return h.cards.length ? { cards: [...h.cards], unknown: h.unknown } : { unknown: h.unknown };
 }
 
 function toRecord() {
-  const hands = {};
+  const hands = byName();
   for (const p of state.players) hands[p] = handJson(state.hands[p]);
   const setup = {
     mode: "explicit",
@@ -262,9 +268,9 @@ function fromRecord(raw) {
   delete options.base_stake;
   s.options = options;
   s.title = typeof raw.title === "string" ? raw.title : "";
-  s.hands = {};
+  s.hands = byName();
   for (const p of players) {
-    const h = (setup.hands || {})[p];
+    const h = own(setup.hands, p);
     if (h === undefined || Array.isArray(h)) s.hands[p] = { cards: cardsOf(h || [], "setup.hands." + p), unknown: 0 };
     else s.hands[p] = { cards: cardsOf(h.cards || [], "setup.hands." + p + ".cards"), unknown: countOf(h.unknown || 0, "setup.hands." + p + ".unknown") };
   }

@@ -4,7 +4,7 @@
 // every failed request told in words, the served tables by state with what this device can do at each (its seat, close
 // the tables it hosts, replay), and joining a seat with its token. Text is always set as text.
 import { call, errorText, hostTokenFor, keepHostToken, keepToken, keptToken, seatLink } from "./api.js";
-import { el } from "./dom.js";
+import { el, own } from "./dom.js";
 import { watchService } from "./service.js";
 import { seatingText } from "./sit.js";
 
@@ -53,7 +53,7 @@ const STATUS = { waiting: "waiting for people to sit down", playing: "in play", 
 
 function tableItem(t) {
   const bots = Object.entries(t.bots).map(([seat, kind]) => seat + " (" + kind + " bot)");
-  const people = t.players.filter((p) => !(p in t.bots));
+  const people = t.players.filter((p) => own(t.bots, p) === undefined);
   const item = el("li");
   item.dataset.table = t.table;
   item.append(el("strong", t.players.join(", ")));

@@ -4,7 +4,7 @@
 // always set as text (textContent), never as markup.
 import { cardElement, cardList, sentenceElement } from "./cards.js";
 import { describeEvent, endName } from "./describe.js";
-import { el, signed } from "./dom.js";
+import { el, own, signed } from "./dom.js";
 import { showDeckChecks } from "./fair_deal.js";
 
 const AUDITOR = "*";
@@ -120,9 +120,9 @@ function drawPiles(view) {
 }
 
 function seatCards(view, player) {
-  if (view.hands && view.hands[player]) return view.hands[player];
+  if (own(view.hands, player)) return own(view.hands, player);
   if (player === view.viewer && view.hand) return view.hand;
-  const n = view.hand_sizes[player] || 0;
+  const n = own(view.hand_sizes, player) || 0;
   return Array(n).fill("??");
 }
 
@@ -140,7 +140,7 @@ function drawSeats(view) {
     if (player === view.viewer) badges.push("this perspective");
     if (badges.length) title.append(el("span", " (" + badges.join(", ") + ")", "badges"));
     seat.append(title);
-    seat.append(el("p", "net " + signed(view.net[player] || 0), "net"));
+    seat.append(el("p", "net " + signed(own(view.net, player) || 0), "net"));
     const cards = seatCards(view, player);
     const hidden = cards.filter((c) => c === "??").length;
     const label = player + "'s hand: " + cards.length + " card" + (cards.length === 1 ? "" : "s") + (hidden ? ", hidden" : "");
@@ -199,7 +199,7 @@ function drawHands() {
     }
     item.append(head);
     if (hand.end) {
-      const totals = el("p", "Totals: " + doc.players.map((p) => p + " " + hand.totals[p]).join(", "));
+      const totals = el("p", "Totals: " + doc.players.map((p) => p + " " + own(hand.totals, p)).join(", "));
       item.append(totals);
       const ledger = el("ul", null, "ledger");
       ledger.setAttribute("aria-label", "ledger of hand " + hand.hand_no);
@@ -208,7 +208,7 @@ function drawHands() {
       }
       if (!hand.ledger.length) ledger.append(el("li", "no payments"));
       item.append(ledger);
-      item.append(el("p", "Net after hand " + hand.hand_no + ": " + doc.players.map((p) => p + " " + signed(hand.net[p] || 0)).join(", "), "net"));
+      item.append(el("p", "Net after hand " + hand.hand_no + ": " + doc.players.map((p) => p + " " + signed(own(hand.net, p) || 0)).join(", "), "net"));
     }
     list.append(item);
   });

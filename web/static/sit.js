@@ -4,6 +4,7 @@
 // table, so that a reload sends the same seed again (a seat's seed is fixed once it has sat).
 // Also the words saying who has sat, for the table page and the lobby. Text is set as text.
 import { call } from "./api.js";
+import { own } from "./dom.js";
 
 const SEED = "tonk-seed:";
 
@@ -46,7 +47,7 @@ export async function sitDown(table, token) {
 // "Waiting for bob to sit down (ann has sat)." for a waiting table; "" otherwise.
 export function seatingText(status, players, bots, sat) {
   if (status !== "waiting") return "";
-  const people = players.filter((p) => !(p in (bots || {})));
+  const people = players.filter((p) => own(bots, p) === undefined);
   const missing = people.filter((p) => !(sat || []).includes(p));
   const have = (sat || []).length ? " (" + sat.join(", ") + (sat.length === 1 ? " has" : " have") + " sat)" : "";
   return "Waiting for " + (missing.join(", ") || "the deal") + " to sit down" + have + ".";

@@ -22,12 +22,12 @@
 import { call, errorText, hostTokenFor, keepHostToken, keepToken, seatLink, tokenFor } from "./api.js";
 import { cardElement, cardList, cardName, cardFace, sentenceElement } from "./cards.js";
 import { describeEvent, endName, endSentence, paymentSentence } from "./describe.js";
-import { el, signed } from "./dom.js";
+import { el, own, signed } from "./dom.js";
 import { serviceBack, serviceConnected, serviceEnded, serviceLost, serviceState, watchService } from "./service.js";
 import { showSeating, sitDown as sitWithSeed } from "./sit.js";
 
 const $ = (id) => document.getElementById(id);
-const table = decodeURIComponent(location.pathname.split("/").pop());
+const table = tableOf(location.pathname);
 const EVENT_TYPES = ["game_started", "hand_dealt", "knocked", "card_drawn", "empty_stock_called", "spread_laid", "card_hit", "card_discarded", "hand_ended", "game_ended"];
 
 let token = tokenFor(table);
@@ -48,6 +48,17 @@ let sortBy = "dealt";
 const PACE = paceSetting();
 const REMATCH_LOOK_MS = 4000;
 const ACTIONS = ["draw_stock", "draw_discard", "knock", "spread", "hit", "discard"];
+
+// The table's id: the address's last segment, decoded; one that is no valid percent-encoding
+// (/play/%E0) is taken as it is, and the service answers that it knows no such table.
+function tableOf(path) {
+  const last = path.split("/").pop();
+  try {
+    return decodeURIComponent(last);
+  } catch (_) {
+    return last;
+  }
+}
 
 function paceSetting() {
   const asked = new URLSearchParams(location.search).get("pace");
@@ -135,10 +146,10 @@ function drawTable(view) {
     const notes = [];
     if (p === view.dealer) notes.push("dealer");
     if (view.in_hand && view.to_act === p) notes.push("to act");
-    if (current.bots[p]) notes.push(current.bots[p] + " bot");
+    if (own(current.bots, p)) notes.push(own(current.bots, p) + " bot");
     if (notes.length) title.append(el("span", " (" + notes.join(", ") + ")", "badges"));
     box.append(title);
-    const cards = view.hands && view.hands[p] ? view.hands[p] : Array(view.hand_sizes[p] || 0).fill("??");
+    const cards = own(view.hands, p) || Array(own(view.hand_sizes, p) || 0).fill("??");
     box.append(cardList(cards, p + "'s hand: " + count(cards.length, "card")));
     others.append(box);
   }
@@ -172,7 +183,7 @@ function drawTable(view) {
 
 function drawScores(state) {
   const view = state.view;
-  $("scores").replaceChildren(el("p", view.players.map((p) => p + " " + signed(view.net[p] || 0)).join(", "), "net"));
+  $("scores").replaceChildren(el("p", view.players.map((p) => p + " " + signed(own(view.net, p) || 0)).join(", "), "net"));
   const last = state.last_hand;
   if (last && last.ended) {
     const end = last.ended;
@@ -211,10 +222,10 @@ function drawHandEnd(state, end) {
   $("hand-end-how").textContent = endSentence(end);
   const hands = document.createDocumentFragment();
   for (const p of state.view.players) {
-    const cards = (end.hands && end.hands[p]) || [];
+    const cards = own(end.hands, p) || [];
     const seatBox = el("section", null, "seat");
     seatBox.dataset.player = p;
-    const total = end.totals && p in end.totals ? end.totals[p] : null;
+    const total = own(end.totals, p) ?? null;
     seatBox.append(el("h3", (p === seat ? p + " (you)" : p) + (total === null ? "" : ": total " + total)));
     seatBox.append(cards.length ? cardList(cards, p + "'s hand: " + count(cards.length, "card")) : el("p", "no cards", "empty"));
     hands.append(seatBox);
@@ -226,7 +237,7 @@ function drawHandEnd(state, end) {
   $("hand-end-ledger").replaceChildren(ledger);
   $("hand-end-ledger").setAttribute("aria-label", "ledger of hand " + end.hand_no);
   const view = state.view;
-  $("hand-end-net").textContent = "Running net: " + view.players.map((p) => p + " " + signed(view.net[p] || 0)).join(", ");
+  $("hand-end-net").textContent = "Running net: " + view.players.map((p) => p + " " + signed(own(view.net, p) || 0)).join(", ");
   const over = state.status === "ended";
   $("next-hand").hidden = over;
   box.hidden = false;
@@ -521,8 +532,10 @@ async function pump() {
     while (queue.length) {
       const { item, paced } = queue[0];
       // the next deal waits while the hand's end is on screen ("Next hand" goes on); once the
-      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last)
-      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > shownHand) break;
+      // game has ended nothing waits (no "Next hand" then: the hand on screen is the last), nor
+      // does hand 1's deal (no hand has ended before it: a page opened while the table waited
+      // for its seats shows no hand, shownHand 0)
+      if (item.event.type === "hand_dealt" && !ended && shownHand !== null && item.event.hand_no > Math.max(shownHand, 1)) break;
       const wait = nextAt - performance.now();
       if (paced && wait > 0) { await sleep(wait); continue; } // (more may have come meanwhile)
       queue.shift();
@@ -560,7 +573,7 @@ function logEvent(item) {
   entry.dataset.type = ev.type;
   if (ev.player) entry.dataset.player = ev.player;
   entry.append(sentenceElement(describeEvent(ev)));
-  if (ev.type === "hand_dealt" && ev.hands && ev.hands[seat]) {
+  if (ev.type === "hand_dealt" && own(ev.hands, seat)) {
     entry.append(" Your cards: ");
     entry.append(sentenceElement(ev.hands[seat].flatMap((c, i) => (i ? [" ", { card: c }] : [{ card: c }]))));
     entry.append(".");
