@@ -66,7 +66,7 @@ def checkpoint_cmd(
     ctx: typer.Context,
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the checkpoint to FILE instead of standard output."),
     new_key: bool = typer.Option(False, "--new-key", help="Sign with a new key when the store's key file is lost (the old public key stays recorded)."),
-    json_out: bool = typer.Option(False, "--json", help="Print {origin, tree_size, root_hash, key, checkpoint} as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print {origin, tree_size, root_hash, checkpoint, output} as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Log the events stored since the last checkpoint and sign the Merkle tree head (a C2SP tlog-checkpoint)."""
@@ -100,7 +100,7 @@ def prove_cmd(
     ctx: typer.Context,
     game_id: str = typer.Argument(..., metavar="GAME_ID", hidden=True),
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the proof to FILE instead of standard output."),
-    json_out: bool = typer.Option(False, "--json", help="Print {game_id, seq, hash, index, tree_size, origin, proof} as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print {game_id, seq, hash, index, tree_size, origin, proof, output} as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Print the proof that the game's last logged event is in the latest checkpoint (a C2SP tlog-proof).
