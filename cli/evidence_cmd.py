@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import typer
 
-from .app import Failure, app, reported, settings
+from .app import Failure, app, reported, settings, unwritable
 from .options import db_option
 from .render import print_json
 
@@ -76,8 +76,8 @@ def checkpoint_cmd(
     from .games_cmd import open_existing_store
 
     with reported():
-        if output is not None and not (output.parent if str(output.parent) else Path(".")).is_dir():
-            raise Failure(f"cannot write {output}: directory {output.parent} does not exist (nothing was signed)")
+        if output is not None and (why := unwritable(output)):
+            raise Failure(f"cannot write {output}: {why} (nothing was signed)")
         store = open_existing_store(settings(ctx).db)
         with store:
             try:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
-from .app import app, reported, settings
+from .app import app, reported, settings, unwritable
 from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
 from .interrupts import interruption_reported
@@ -225,6 +225,8 @@ def simulate_cmd(
             raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
         if report_file is not None and not compare_with:
             raise TonkError("--report writes the comparison of two rulesets: give --compare too")
+        if report_file is not None and (why := unwritable(report_file)):
+            raise TonkError(f"--report: cannot write {report_file}: {why} (nothing was simulated)")
         if variant_file:
             _load_variant_files(variant_file, workers)
         config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)

@@ -330,6 +330,14 @@ def test_a_checkpoint_to_a_missing_directory_signs_nothing(store):
     assert raw(store / "tonk.db").execute("SELECT count(*) FROM evidence_checkpoints").fetchone()[0] == 1
 
 
+def test_a_checkpoint_to_a_directory_signs_nothing(store):
+    (store / "a-directory").mkdir()
+    before = file_copy(store / "tonk.db")
+    r = tonk(store, "checkpoint", "--output", "a-directory")
+    clean_failure(r, 2, "cannot write a-directory: it is a directory (nothing was signed)")
+    assert file_copy(store / "tonk.db") == before
+
+
 def test_each_evidence_commands_json_help_names_only_fields_its_document_has(store):
     """``--json``'s help lists the document's fields: each one listed is in the document."""
     import typer.main
