@@ -240,6 +240,15 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:40] or "_"
 
 
+def make_receipts_directory(directory: Path) -> None:
+    """``--receipts DIR``, made if missing: done before the store is opened (or created), so
+    that a directory that cannot be made changes nothing."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Failure(f"--receipts: cannot create the directory {directory}: {exc.strerror or exc}") from None
+
+
 class ReceiptWriter:
     """Writes a receipt per seat at each hand's end into ``directory``:
     ``<game id>.seq<seq>.<seat index>-<seat>.receipt``."""
@@ -247,10 +256,7 @@ class ReceiptWriter:
     def __init__(self, store, directory: Path):
         from ..storage.evidence import signer
 
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise Failure(f"--receipts: cannot create the directory {directory}: {exc.strerror or exc}") from None
+        make_receipts_directory(directory)
         self.store = store
         self.directory = directory
         self.key = signer(store)  # now, so that a missing key or cryptography fails before play
@@ -276,6 +282,7 @@ def check_receipts_possible(db: str, directory: Path) -> None:
     """Before a simulation: the store's signing key can be had and the directory made."""
     from ..storage.open import open_store
 
+    make_receipts_directory(directory)
     with open_store(db, create=True) as store:
         ReceiptWriter(store, directory)
 

@@ -443,6 +443,10 @@ def play_cmd(
 
             fair = (new_server_seed(), {p: ("" if p in bots else new_client_seed()) for p in seats})
         game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()), server_seed_hash=seed_hash(fair[0]) if fair else None)
+        if receipts is not None:
+            from .evidence_cmd import make_receipts_directory
+
+            make_receipts_directory(receipts)
         store = _open_store(settings(ctx).db)
         writer = None
         if receipts is not None:

@@ -350,3 +350,11 @@ def test_each_evidence_commands_json_help_names_only_fields_its_document_has(sto
         [json_help] = [p.help for p in commands[args[0]].params if "--json" in p.opts]
         named = set(re.search(r"\{([^}]*)\}", json_help).group(1).split(", "))
         assert named <= set(json.loads(r.stdout)), (args[0], named - set(json.loads(r.stdout)))
+
+
+@pytest.mark.parametrize("command", [["play", "-s", "1"], ["simulate", "-n", "2"]])
+def test_a_receipts_directory_that_cannot_be_made_creates_no_store(tmp_path, command):
+    (tmp_path / "taken").write_text("a file, not a directory\n")
+    r = tonk(tmp_path, *command, "--receipts", "taken", input="")
+    clean_failure(r, 2, "--receipts: cannot create the directory taken")
+    assert not (tmp_path / "tonk.db").exists()
