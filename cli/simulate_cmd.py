@@ -298,6 +298,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
     receipts, and say what the run stored: ``(result, store figures or None)``; an in-memory
     store (``--db :memory:``) says how many games it took and that it kept none."""
     from ..application.simulate import compare_rulesets, simulate
+    from ..storage.open import describe
     from .progress import progress
 
     runs = 2 if other is not None else 1
@@ -318,7 +319,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
         return result, {"path": str(path), "games_appended": config.games * runs, "kept": False}
     after = store_counts(path, integrity_check=False)
     return result, {
-        "path": str(path),
+        "path": describe(path),  # a URL without its password
         "games_written": after[0] - before[0],
         "events_written": after[1] - before[1],
         "games_expected": config.games * runs,
