@@ -442,8 +442,10 @@ def _stopped(config: SimConfig, db: str, why: str, interrupted: bool) -> Simulat
         games, hands = stored_games(config, db)
     except TonkError as exc:
         return SimulationStopped(f"{why}; what is stored cannot be read ({exc})", interrupted=interrupted)
+    from ..storage.open import describe
+
     return SimulationStopped(
-        f"{why}; {games} of the simulation's {config.games} game(s) ({hands} of {config.hands} hands) are stored in {db}, "
+        f"{why}; {games} of the simulation's {config.games} game(s) ({hands} of {config.hands} hands) are stored in {describe(db)}, "
         "each game whole, and the store is consistent",
         interrupted=interrupted,
     )

@@ -215,3 +215,13 @@ def test_simulate_names_the_store_without_its_password(pg_url):
         assert r.exit_code == 0, r.stderr
         assert "s3cret" not in r.stdout + r.stderr
     assert json.loads(r.stdout)["store"]["path"].endswith("password=***")
+
+
+@pytest.mark.postgres
+def test_a_stopped_simulation_names_the_store_without_its_password(pg_url):
+    from tonk.application.simulate import SimConfig, _stopped
+
+    url = pg_url + "&password=s3cret" if "?" in pg_url else pg_url + "?password=s3cret"
+    open_store(url).close()
+    message = str(_stopped(SimConfig(hands=2, hands_per_game=1), url, "interrupted", True))
+    assert "are stored in postgresql://" in message and "s3cret" not in message
