@@ -32,7 +32,7 @@ def replay_steps(
     with ``hands``, only the events of the hands whose number it accepts).
 
     Raises :class:`ReplayError` for a viewer who is not at the table, an ``at``
-    out of range, or an event that cannot be applied to the state before it
+    out of range or outside ``hands``, or an event that cannot be applied to the state before it
     (a damaged log: ``tonk audit`` names what is wrong).
     """
     first = events[0] if events else None
@@ -51,6 +51,9 @@ def replay_steps(
         if at is not None and seq != at:
             continue
         if hands is not None and (type(event) in (GameStarted, GameEnded) or not hands(state.hand_no)):
+            if at is not None:  # the one event asked for is not among those --hand selects: say so, not nothing
+                where = "belongs to no hand" if type(event) in (GameStarted, GameEnded) else f"is of hand {state.hand_no}"
+                raise ReplayError(f"--at {at}: event {at} {where}, not one of the hands --hand selects")
             continue
         yield seq, event_view(event, viewer), player_view(state, viewer)
         if at is not None:
