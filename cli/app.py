@@ -77,6 +77,12 @@ def _show_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _db_given(value: str) -> str:
+    from .options import db_given
+
+    return db_given(value) or value
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
@@ -85,6 +91,7 @@ def main_options(
         "--db",
         envvar="TONK_DB",
         metavar="PATH|URL",
+        callback=_db_given,
         help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new, empty store, discarded when the command ends) (also accepted after the command).",
         show_default=True,
     ),
