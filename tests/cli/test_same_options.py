@@ -180,3 +180,10 @@ def test_an_empty_db_is_refused_before_or_after_the_command(tmp_path, where):
     r = tonk(*args, cwd=tmp_path)
     assert r.code == 2 and "Invalid value for '--db'" in r.err_line() and "it is empty" in r.err_line()
     assert not (tmp_path / "tonk.db").exists()
+
+
+def test_all_is_spelled_the_same_on_audit_and_export(store):
+    """``--all`` and its short ``-a`` on both commands that take it."""
+    db, _ = store
+    for cmd in ("audit", "export"):
+        assert tonk(cmd, "-a", "--db", str(db)).out == tonk(cmd, "--all", "--db", str(db)).out != ""
