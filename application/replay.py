@@ -13,6 +13,7 @@ import msgspec
 
 from ..core.errors import TonkError
 from ..core.events import Event, GameEnded, GameStarted
+from ..core.names import quoted
 from ..core.state import State, evolve
 from ..core.views import AUDITOR, PlayerView, event_view, player_view
 
@@ -39,7 +40,7 @@ def replay_steps(
     if not isinstance(first, GameStarted):
         raise ReplayError("the game's log does not start with game_started (run tonk audit on it)")
     if viewer != AUDITOR and viewer not in first.players:
-        raise ReplayError(f"{viewer!r} is not a player of this game (players: {', '.join(first.players)})")
+        raise ReplayError(f"{quoted(viewer)} is not a player of this game (players: {', '.join(first.players)})")
     if at is not None and not 1 <= at <= len(events):
         raise ReplayError(f"--at {at} is out of range: the game has events 1 to {len(events)}")
     state = State()

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from ..core.names import quoted
 from .app import Failure, app, reported, settings
 from .options import db_option, option_option, registry_with, variant_file_option, variant_option
 
@@ -151,7 +152,7 @@ def bot_of_kind(kind: str, points: dict[str, int] | None = None, ruleset: Any = 
     try:
         return bots.make_bot(kind, points=points, ruleset=ruleset)
     except (KeyError, ValueError, LookupError) as exc:
-        msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
+        msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {quoted(kind)}"
         raise Failure(msg) from None
 
 
