@@ -12,7 +12,6 @@ from typing import Any, Optional
 
 import typer
 
-from ..core.names import quoted
 from .app import Failure, app, reported, settings
 from .options import db_option
 
@@ -37,6 +36,8 @@ def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
     matches = [g for g in ids if g.startswith(text)] if text else []
     if len(matches) == 1:
         return matches[0]
+    from ..core.names import quoted
+
     if not matches:
         raise Failure(f"no game {quoted(text)} in {store.path} (tonk games lists them)")
     listed = ", ".join(m[: max(SHORT_ID, len(text) + 4)] for m in matches[:5])

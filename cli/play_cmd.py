@@ -18,7 +18,6 @@ from typing import Any, Callable, Optional
 
 import typer
 
-from ..core.names import quoted
 from .app import Failure, app, reported, settings
 from .options import db_option, option_option, registry_with, variant_file_option, variant_option
 
@@ -152,6 +151,8 @@ def bot_of_kind(kind: str, points: dict[str, int] | None = None, ruleset: Any = 
     try:
         return bots.make_bot(kind, points=points, ruleset=ruleset)
     except (KeyError, ValueError, LookupError) as exc:
+        from ..core.names import quoted
+
         msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {quoted(kind)}"
         raise Failure(msg) from None
 

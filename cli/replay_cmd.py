@@ -16,7 +16,6 @@ from typing import Any, Optional
 
 import typer
 
-from ..core.names import quoted
 from .app import Failure, app, reported, settings
 from .options import db_option, registry_with, variant_file_option
 
@@ -30,6 +29,8 @@ def parse_hands(text: str) -> set[int] | tuple[int, None]:
     for part in text.split(","):
         lo, sep, hi = part.strip().partition("-")
         if not lo.isdigit() or (sep and not hi.isdigit()) or int(lo) < 1:
+            from ..core.names import quoted
+
             raise Failure(f"--hand takes a hand number, a range or a list (3, 3-5, 1,4, 7-), not {quoted(text)}")
         a, b = int(lo), int(hi) if sep else int(lo)
         if b < a:

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
-from ..core.names import quoted
 from .app import app, reported, settings, unwritable
 from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
@@ -257,6 +256,8 @@ def _configs(
     bots = bots or ["greedy"]
     for name in bots:
         if name not in bot_names():
+            from ..core.names import quoted
+
             raise TonkError(f"unknown bot {quoted(name)} (bots: {', '.join(bot_names())})")
     config = _config(hands, players, bots, variants, options, seed, hands_per_game, workers)
     if not compare_with:
