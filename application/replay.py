@@ -13,6 +13,7 @@ import msgspec
 
 from ..core.errors import TonkError
 from ..core.events import Event, GameEnded, GameStarted
+from ..core.names import quoted
 from ..core.state import State, evolve
 from ..core.views import AUDITOR, PlayerView, event_view, player_view
 
@@ -32,14 +33,14 @@ def replay_steps(
     with ``hands``, only the events of the hands whose number it accepts).
 
     Raises :class:`ReplayError` for a viewer who is not at the table, an ``at``
-    out of range, or an event that cannot be applied to the state before it
+    out of range or outside ``hands``, or an event that cannot be applied to the state before it
     (a damaged log: ``tonk audit`` names what is wrong).
     """
     first = events[0] if events else None
     if not isinstance(first, GameStarted):
         raise ReplayError("the game's log does not start with game_started (run tonk audit on it)")
     if viewer != AUDITOR and viewer not in first.players:
-        raise ReplayError(f"{viewer!r} is not a player of this game (players: {', '.join(first.players)})")
+        raise ReplayError(f"{quoted(viewer)} is not a player of this game (players: {', '.join(first.players)})")
     if at is not None and not 1 <= at <= len(events):
         raise ReplayError(f"--at {at} is out of range: the game has events 1 to {len(events)}")
     state = State()
@@ -51,6 +52,9 @@ def replay_steps(
         if at is not None and seq != at:
             continue
         if hands is not None and (type(event) in (GameStarted, GameEnded) or not hands(state.hand_no)):
+            if at is not None:  # the one event asked for is not among those --hand selects: say so, not nothing
+                where = "belongs to no hand" if type(event) in (GameStarted, GameEnded) else f"is of hand {state.hand_no}"
+                raise ReplayError(f"--at {at}: event {at} {where}, not one of the hands --hand selects")
             continue
         yield seq, event_view(event, viewer), player_view(state, viewer)
         if at is not None:

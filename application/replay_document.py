@@ -22,6 +22,7 @@ import msgspec
 
 from ..core.errors import TonkError
 from ..core.events import Event, GameStarted, HandDealt, HandEnded, event_type
+from ..core.names import quoted
 from ..core.state import State, evolve
 from ..core.views import AUDITOR, event_view, player_view, visible_cards
 
@@ -49,7 +50,7 @@ def replay_document(game_id: str, events: Sequence[Event], viewer: str | None = 
         raise ReplayError("the game's log does not start with game_started (run tonk audit on it)")
     players = list(first.players)
     if viewer is not None and viewer != AUDITOR and viewer not in players:
-        raise ReplayError(f"{viewer!r} is not a player of this game (players: {', '.join(players)})")
+        raise ReplayError(f"{quoted(viewer)} is not a player of this game (players: {', '.join(players)})")
     perspectives = [AUDITOR, *players] if viewer is None else [viewer]
     steps: dict[str, list[dict[str, Any]]] = {p: [] for p in perspectives}
     hands: list[dict[str, Any]] = []

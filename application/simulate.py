@@ -103,14 +103,14 @@ class SimConfig:
             raise SimulationError("hands per game must be at least 1")
         if self.workers < 1:
             raise SimulationError("--workers must be at least 1")
+        ruleset = self.ruleset()
+        ruleset.check_seats(self.players)  # first: 0 seats is what is wrong with `-p 0`, not its bots
         if not self.bots:
             raise SimulationError("name at least one bot")
         if len(self.bots) > self.players:
             raise SimulationError(f"{len(self.bots)} bots named for {self.players} seats")
         for name in self.bots:
             check_bot_name(name)  # BotError for an unknown name
-        ruleset = self.ruleset()
-        ruleset.check_seats(self.players)
         return ruleset
 
 
@@ -442,8 +442,10 @@ def _stopped(config: SimConfig, db: str, why: str, interrupted: bool) -> Simulat
         games, hands = stored_games(config, db)
     except TonkError as exc:
         return SimulationStopped(f"{why}; what is stored cannot be read ({exc})", interrupted=interrupted)
+    from ..storage.open import describe
+
     return SimulationStopped(
-        f"{why}; {games} of the simulation's {config.games} game(s) ({hands} of {config.hands} hands) are stored in {db}, "
+        f"{why}; {games} of the simulation's {config.games} game(s) ({hands} of {config.hands} hands) are stored in {describe(db)}, "
         "each game whole, and the store is consistent",
         interrupted=interrupted,
     )

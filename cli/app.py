@@ -20,11 +20,14 @@ import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..core.errors import TonkError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 app = typer.Typer(
     name="tonk",
@@ -74,6 +77,12 @@ def _show_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _db_given(value: str) -> str:
+    from .options import db_given
+
+    return db_given(value) or value
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
@@ -82,6 +91,7 @@ def main_options(
         "--db",
         envvar="TONK_DB",
         metavar="PATH|URL",
+        callback=_db_given,
         help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new, empty store, discarded when the command ends) (also accepted after the command).",
         show_default=True,
     ),
@@ -99,6 +109,19 @@ def settings(ctx: typer.Context) -> Settings:
     base = obj if isinstance(obj, Settings) else Settings(db=os.environ.get("TONK_DB", DEFAULT_DB))
     local = ctx.params.get("db") if ctx.parent is not None else None
     return Settings(db=local) if local else base
+
+
+def unwritable(path: "Path") -> str | None:
+    """Why ``path`` cannot be written as a file (``None``: it may be tried), for a command to
+    ask before it changes the store, so that a bad output path changes nothing stored."""
+    from pathlib import Path
+
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        return f"directory {directory} does not exist"
+    if path.is_dir():
+        return "it is a directory"
+    return None
 
 
 def fail(message: str, code: int = 2) -> "typer.Exit":

@@ -29,6 +29,7 @@ ABOUT = {
 
 @app.command("bots")
 def bots_cmd(
+    ctx: typer.Context,
     ladder: bool = typer.Option(False, "--ladder", help="Play every pair of bots (seats swapped) and rank them."),
     bot: list[str] = typer.Option([], "--bot", "-b", metavar="NAME", help="A bot on the ladder (repeatable; default every bot)."),
     hands: int = typer.Option(500, "--hands", "-n", metavar="N", help="Hands per pairing and seating (each pair plays 2 x N)."),
@@ -47,6 +48,9 @@ def bots_cmd(
         if not ladder:
             if bot or variant or option:
                 raise TonkError("--bot, --variant and --option choose what the ladder plays: give --ladder")
+            given = [f"--{name}" for name in ("hands", "players", "seed", "workers") if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"]
+            if given:
+                raise TonkError(f"{', '.join(given)}: how the ladder is played: give --ladder")
             names = bot_names()
             if as_json:
                 print_json({"bots": [{"name": n, "about": ABOUT.get(n, "")} for n in names]})

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import typer
 
-from .app import Failure, app, reported, settings
+from .app import Failure, app, reported, settings, unwritable
 from .options import db_option
 from .render import print_json
 
@@ -66,7 +66,7 @@ def checkpoint_cmd(
     ctx: typer.Context,
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the checkpoint to FILE instead of standard output."),
     new_key: bool = typer.Option(False, "--new-key", help="Sign with a new key when the store's key file is lost (the old public key stays recorded)."),
-    json_out: bool = typer.Option(False, "--json", help="Print {origin, tree_size, root_hash, key, checkpoint} as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print {origin, tree_size, root_hash, checkpoint, output} as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Log the events stored since the last checkpoint and sign the Merkle tree head (a C2SP tlog-checkpoint)."""
@@ -76,8 +76,8 @@ def checkpoint_cmd(
     from .games_cmd import open_existing_store
 
     with reported():
-        if output is not None and not (output.parent if str(output.parent) else Path(".")).is_dir():
-            raise Failure(f"cannot write {output}: directory {output.parent} does not exist (nothing was signed)")
+        if output is not None and (why := unwritable(output)):
+            raise Failure(f"cannot write {output}: {why} (nothing was signed)")
         store = open_existing_store(settings(ctx).db)
         with store:
             try:
@@ -100,7 +100,7 @@ def prove_cmd(
     ctx: typer.Context,
     game_id: str = typer.Argument(..., metavar="GAME_ID", hidden=True),
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write the proof to FILE instead of standard output."),
-    json_out: bool = typer.Option(False, "--json", help="Print {game_id, seq, hash, index, tree_size, origin, proof} as JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print {game_id, seq, hash, index, tree_size, origin, proof, output} as JSON."),
     db: Optional[str] = db_option(),
 ) -> None:
     """Print the proof that the game's last logged event is in the latest checkpoint (a C2SP tlog-proof).
@@ -240,6 +240,15 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)[:40] or "_"
 
 
+def make_receipts_directory(directory: Path) -> None:
+    """``--receipts DIR``, made if missing: done before the store is opened (or created), so
+    that a directory that cannot be made changes nothing."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Failure(f"--receipts: cannot create the directory {directory}: {exc.strerror or exc}") from None
+
+
 class ReceiptWriter:
     """Writes a receipt per seat at each hand's end into ``directory``:
     ``<game id>.seq<seq>.<seat index>-<seat>.receipt``."""
@@ -247,10 +256,7 @@ class ReceiptWriter:
     def __init__(self, store, directory: Path):
         from ..storage.evidence import signer
 
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise Failure(f"--receipts: cannot create the directory {directory}: {exc.strerror or exc}") from None
+        make_receipts_directory(directory)
         self.store = store
         self.directory = directory
         self.key = signer(store)  # now, so that a missing key or cryptography fails before play
@@ -276,6 +282,7 @@ def check_receipts_possible(db: str, directory: Path) -> None:
     """Before a simulation: the store's signing key can be had and the directory made."""
     from ..storage.open import open_store
 
+    make_receipts_directory(directory)
     with open_store(db, create=True) as store:
         ReceiptWriter(store, directory)
 

@@ -36,10 +36,12 @@ def resolve_game_id(store, text: str, ids: list[str] | None = None) -> str:
     matches = [g for g in ids if g.startswith(text)] if text else []
     if len(matches) == 1:
         return matches[0]
+    from ..core.names import quoted
+
     if not matches:
-        raise Failure(f"no game {text!r} in {store.path} (tonk games lists them)")
-    shown = ", ".join(m[: max(SHORT_ID, len(text) + 4)] for m in matches[:5])
-    raise Failure(f"game id {text!r} is ambiguous: {len(matches)} games start with it ({shown}{', ...' if len(matches) > 5 else ''})")
+        raise Failure(f"no game {quoted(text)} in {store.path} (tonk games lists them)")
+    listed = ", ".join(m[: max(SHORT_ID, len(text) + 4)] for m in matches[:5])
+    raise Failure(f"game id {quoted(text)} is ambiguous: {len(matches)} games start with it ({listed}{', ...' if len(matches) > 5 else ''})")
 
 
 def warn_disagreeing_rows(game_ids: list[str]) -> None:

@@ -19,8 +19,15 @@ from typing import Any
 import typer
 
 
+def db_given(value: str | None) -> str | None:
+    """``--db``'s check (before or after the command): an empty value names no store."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("it is empty: give a SQLite file, a postgresql:// URL or :memory:")
+    return value
+
+
 def db_option() -> Any:
-    return typer.Option(None, "--db", metavar="PATH|URL", help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new store, discarded when the command ends) (default: the --db given before the command, TONK_DB, or tonk.db).")
+    return typer.Option(None, "--db", metavar="PATH|URL", callback=db_given, help="The event store: a SQLite file, a postgresql:// URL, or :memory: (a new store, discarded when the command ends) (default: the --db given before the command, TONK_DB, or tonk.db).")
 
 
 def variant_option(help: str = "A house rule (variant) by name; repeatable, in order.") -> Any:

@@ -151,7 +151,9 @@ def bot_of_kind(kind: str, points: dict[str, int] | None = None, ruleset: Any = 
     try:
         return bots.make_bot(kind, points=points, ruleset=ruleset)
     except (KeyError, ValueError, LookupError) as exc:
-        msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {kind!r}"
+        from ..core.names import quoted
+
+        msg = exc.args[0] if exc.args and isinstance(exc.args[0], str) else f"unknown bot {quoted(kind)}"
         raise Failure(msg) from None
 
 
@@ -443,6 +445,10 @@ def play_cmd(
 
             fair = (new_server_seed(), {p: ("" if p in bots else new_client_seed()) for p in seats})
         game = Game.new(seats, ruleset=ruleset, seed=seed, game_id=str(uuid.uuid4()), server_seed_hash=seed_hash(fair[0]) if fair else None)
+        if receipts is not None:
+            from .evidence_cmd import make_receipts_directory
+
+            make_receipts_directory(receipts)
         store = _open_store(settings(ctx).db)
         writer = None
         if receipts is not None:

@@ -29,7 +29,9 @@ def parse_hands(text: str) -> set[int] | tuple[int, None]:
     for part in text.split(","):
         lo, sep, hi = part.strip().partition("-")
         if not lo.isdigit() or (sep and not hi.isdigit()) or int(lo) < 1:
-            raise Failure(f"--hand takes a hand number, a range or a list (3, 3-5, 1,4, 7-), not {text!r}")
+            from ..core.names import quoted
+
+            raise Failure(f"--hand takes a hand number, a range or a list (3, 3-5, 1,4, 7-), not {quoted(text)}")
         a, b = int(lo), int(hi) if sep else int(lo)
         if b < a:
             raise Failure(f"--hand {text}: the range {a}-{b} is empty")

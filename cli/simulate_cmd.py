@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
-from .app import app, reported, settings
+from .app import app, reported, settings, unwritable
 from .options import db_option, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json
 from .interrupts import interruption_reported
@@ -225,6 +225,8 @@ def simulate_cmd(
             raise TonkError("--receipts needs the games kept: --db :memory: discards them when the run ends")
         if report_file is not None and not compare_with:
             raise TonkError("--report writes the comparison of two rulesets: give --compare too")
+        if report_file is not None and (why := unwritable(report_file)):
+            raise TonkError(f"--report: cannot write {report_file}: {why} (nothing was simulated)")
         if variant_file:
             _load_variant_files(variant_file, workers)
         config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)
@@ -254,7 +256,9 @@ def _configs(
     bots = bots or ["greedy"]
     for name in bots:
         if name not in bot_names():
-            raise TonkError(f"unknown bot {name!r} (bots: {', '.join(bot_names())})")
+            from ..core.names import quoted
+
+            raise TonkError(f"unknown bot {quoted(name)} (bots: {', '.join(bot_names())})")
     config = _config(hands, players, bots, variants, options, seed, hands_per_game, workers)
     if not compare_with:
         return config, None
@@ -296,6 +300,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
     receipts, and say what the run stored: ``(result, store figures or None)``; an in-memory
     store (``--db :memory:``) says how many games it took and that it kept none."""
     from ..application.simulate import compare_rulesets, simulate
+    from ..storage.open import describe
     from .progress import progress
 
     runs = 2 if other is not None else 1
@@ -316,7 +321,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
         return result, {"path": str(path), "games_appended": config.games * runs, "kept": False}
     after = store_counts(path, integrity_check=False)
     return result, {
-        "path": str(path),
+        "path": describe(path),  # a URL without its password
         "games_written": after[0] - before[0],
         "events_written": after[1] - before[1],
         "games_expected": config.games * runs,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `to
 def export_cmd(
     ctx: typer.Context,
     game_ids: Optional[list[str]] = typer.Argument(None, metavar="GAME_ID", hidden=True),
-    all_games: bool = typer.Option(False, "--all", help="Export every game in the store (ordered by id)."),
+    all_games: bool = typer.Option(False, "--all", "-a", help="Export every game in the store (ordered by id)."),
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE", help="Write to FILE instead of standard output."),
     json_out: bool = typer.Option(False, "--json", help="With --output, print the summary as JSON."),
     as_record: bool = typer.Option(False, "--as-record", help="Write one hand's position as a hand record (the dispute desk's and tonk adjudicate's format) instead of events; with --hand."),

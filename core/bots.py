@@ -61,6 +61,7 @@ from typing import Any, Callable, Protocol
 from .cards import BASE_POINTS, ORDER_OF, RANK_OF, SUIT_OF
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
 from .errors import TonkError
+from .names import quoted
 from .views import PlayerView
 
 
@@ -324,7 +325,7 @@ def bot_names() -> list[str]:
 def check_bot_name(name: str) -> None:
     """Raise :class:`BotError` for a name that is no bot's."""
     if name not in BOTS:
-        raise BotError(f"unknown bot {name!r} (known: {', '.join(bot_names())})")
+        raise BotError(f"unknown bot {quoted(name)} (known: {', '.join(bot_names())})")
 
 
 def make_bot(name: str, points: dict[str, int] | None = None, ruleset: Any = None) -> Bot:

@@ -96,7 +96,9 @@ class UnknownVariant(RulesetError):
 
     def __init__(self, name: str, known: list[str] | None = None):
         hint = f"; installed: {', '.join(sorted(known))}" if known else ""
-        super().__init__(f"unknown variant {name!r}{hint}")
+        from .names import quoted  # (names imports this module)
+
+        super().__init__(f"unknown variant {quoted(name)}{hint}")
         self.name = name
 
 

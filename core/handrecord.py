@@ -100,11 +100,13 @@ def read_text(path: str | Path) -> str:
     """The text of a hand-record file, or :class:`HandRecordError` naming it."""
     p = Path(path)
     try:
-        return p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8-sig")  # a leading byte order mark is skipped (RFC 8259 lets a parser ignore it)
     except FileNotFoundError:
         raise HandRecordError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HandRecordError(f"{p}: cannot be read ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise HandRecordError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise HandRecordError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 
 
 def stream_records(path: str | Path) -> "RecordStream":

@@ -35,6 +35,16 @@ def shown(text: str, limit: int = 60) -> str:
     return r[:-1] + "...'" if len(text) > limit else r
 
 
+#: how much of a value an error quotes: any real id, name or option, but not a pasted file
+QUOTE_LIMIT = 500
+
+
+def quoted(text: str) -> str:
+    """A value the user gave, as an error quotes it: :func:`shown`, cut after
+    :data:`QUOTE_LIMIT` characters (an unknown id of 100,000 characters is not echoed whole)."""
+    return shown(text, QUOTE_LIMIT)
+
+
 def name_problem(text: Any) -> str | None:
     """What is wrong with ``text`` as a name, or ``None``."""
     if not isinstance(text, str):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import TonkError
+from .names import quoted
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class UnknownRule(TonkError, LookupError):
     """A rule id without a statement (a third-party variant's ``V:<name>``, a typo)."""
 
     def __init__(self, rule_id: str, what: str = "rule id"):
-        super().__init__(f"unknown {what} {rule_id!r}; `tonk rules` lists the rule ids")
+        super().__init__(f"unknown {what} {quoted(rule_id)}; `tonk rules` lists the rule ids")
         self.rule_id = rule_id
 
 

@@ -4,6 +4,7 @@ CLI prints it as one ``error:`` line without a traceback."""
 from __future__ import annotations
 
 from ..core.errors import TonkError
+from ..core.names import quoted
 
 
 class StoreError(TonkError):
@@ -29,7 +30,7 @@ class UnknownGame(StoreError):
     """No event of this game is stored."""
 
     def __init__(self, game_id: str):
-        super().__init__(f"no game {game_id!r} in the store")
+        super().__init__(f"no game {quoted(game_id)} in the store")
         self.game_id = game_id
 
 

@@ -414,17 +414,25 @@ def _self_check(store: EventStore, log: elog.EvidenceTables, entries: list[elog.
     return findings
 
 
+def _refuse_contradicted(store: EventStore, log: elog.EvidenceTables) -> None:
+    problems = _self_check(store, log, log.entries())
+    if problems:
+        raise Contradicted("the store contradicts its own evidence log or chain; no checkpoint was signed (tonk verify names each game)", problems)
+
+
 def make_checkpoint(store: EventStore, *, new_key: bool = False) -> Checkpoint:
     """Log every event stored since the last checkpoint and sign the tree head.
 
     Refused (:class:`Contradicted`, nothing written) when the store contradicts its own
     log or has a broken chain: a log must never sign a tree that does not extend what
     it signed before."""
+    if new_key or load_signer(store_key_path(store)) is None:
+        # signing would first make (and record) a key: not for a store that is then refused
+        with store.evidence() as log:
+            _refuse_contradicted(store, log)
     key = signer(store, new_key=new_key)
     with store.evidence(write=True) as log:  # the store's write lock: no append lands between the check and the signature
-        problems = _self_check(store, log, log.entries())
-        if problems:
-            raise Contradicted("the store contradicts its own evidence log or chain; no checkpoint was signed (tonk verify names each game)", problems)
+        _refuse_contradicted(store, log)
         at = now()
         log.append_new_events(at)
         entries = log.entries()

@@ -212,14 +212,25 @@ def is_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
 
 
+#: the connection parameters a URL's query may carry that are secrets (libpq's ``password``
+#: and ``sslpassword``): never printed either
+_SECRET_PARAMETERS = ("password", "sslpassword")
+
+
 def redact(url: str) -> str:
-    """The URL without its password (for messages: a password is never printed)."""
+    """The URL without its password, in the user part or the query (for messages: a password
+    is never printed)."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    if parts.query:
+        query = "&".join(
+            f"{name}=***" if name.lower() in _SECRET_PARAMETERS else f"{name}{eq}{value}"
+            for name, eq, value in (item.partition("=") for item in parts.query.split("&"))
+        )
+        parts = parts._replace(query=query)
+    if parts.password is not None:
+        host = parts.netloc.rpartition("@")[2]
+        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
+    return urlunsplit(parts)
 
 
 def _driver():

@@ -546,7 +546,7 @@ class SqliteEventStore(EventStore):
         try:
             yield
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: cannot read the store ({exc})") from None
+            raise StoreError(f"{self.path}: cannot read the store ({_read_problem(exc)})") from None
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -730,3 +730,11 @@ def _enable_wal(conn: sqlite3.Connection, path: Path) -> None:
                 raise
             time.sleep(0.01 * min(attempt + 1, 10))
     raise StoreError(f"{path}: another process keeps the new store locked; try again")
+
+
+def _read_problem(exc: sqlite3.DatabaseError) -> str:
+    """What a failed read says: SQLite's message, except that a stored text that is not UTF-8
+    is named as such (sqlite3's message quotes the statement's SQL and the raw bytes)."""
+    if str(exc).startswith("Could not decode to UTF-8"):
+        return "a stored event's text is not UTF-8: the store was changed or is corrupt; tonk verify names the event"
+    return str(exc)

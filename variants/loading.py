@@ -11,6 +11,7 @@ from typing import Any, Iterable, Sequence
 
 from ..core.errors import RulesetError
 from ..core.events import RulesetSpec
+from ..core.names import quoted
 from ..core.plugin import Registered
 from ..core.ruleset import Ruleset, declared_options, parse_option_text, unknown_option
 from .registry import Registry, default_registry
@@ -62,7 +63,7 @@ def parse_option_pairs(texts: Iterable[str]) -> list[tuple[str, str]]:
         key, sep, value = text.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise RulesetError(f"an option is written NAME=VALUE, e.g. base_stake=2, not {text!r}")
+            raise RulesetError(f"an option is written NAME=VALUE, e.g. base_stake=2, not {quoted(text)}")
         pairs.append((key, value.strip()))
     return pairs
 

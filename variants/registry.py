@@ -106,12 +106,14 @@ class Registry:
     def load_file(self, path: str | Path) -> Registered:
         """Load a one-off variant from a Python file (``--variant-file``)."""
         p = Path(path)
+        if p.is_dir():
+            raise RulesetError(f"variant file {str(p)!r} is a directory, not a Python file")
         if not p.is_file():
             raise RulesetError(f"variant file {str(p)!r} does not exist")
         mod_name = f"tonk_variant_file_{abs(hash(str(p.resolve())))}"
         spec = importlib.util.spec_from_file_location(mod_name, p)
         if spec is None or spec.loader is None:
-            raise RulesetError(f"variant file {str(p)!r} cannot be imported")
+            raise RulesetError(f"variant file {str(p)!r} cannot be imported: a variant file is Python source named *.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[mod_name] = module
         try:

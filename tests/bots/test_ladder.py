@@ -57,6 +57,9 @@ def test_bad_ladder_input_is_one_error_line():
         (["bots", "--ladder", "--bot", "psychic"], "unknown bot 'psychic'"),
         (["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--hands", "0"], "--hands"),
         (["bots", "--bot", "greedy"], "--ladder"),
+        (["bots", "--hands", "3"], "--hands: how the ladder is played: give --ladder"),
+        (["bots", "-s", "1", "-w", "2", "--json"], "--seed, --workers: how the ladder is played: give --ladder"),
+        (["bots", "--ladder", "--players", "0"], "seats 2 to 3 players, not 0"),
         (["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--variant", "no-such-rule"], "no-such-rule"),
     ):
         r = runner.invoke(app, args)

@@ -63,6 +63,25 @@ def test_json_outside_the_limits_is_one_error_line_naming_the_file(tmp_path, cle
 # --- seq and expect.legal ------------------------------------------------------------------------
 
 
+def test_a_file_with_a_byte_order_mark_is_read(tmp_path):
+    """A UTF-8 byte order mark (as some editors write) is skipped, as RFC 8259 lets a parser do."""
+    plain = runner.invoke(app, ["adjudicate", str(EXAMPLES), "--json"])
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + EXAMPLES.read_bytes())
+    r = runner.invoke(app, ["adjudicate", str(bom), "--json"])
+    assert r.exit_code == plain.exit_code == 0 and r.stdout == plain.stdout, r.stderr
+
+
+@pytest.mark.parametrize("what, says", [("dir", "cannot be read (Is a directory)"), ("latin1", "not UTF-8 text (byte 8)")])
+def test_a_directory_or_a_file_not_utf8_is_named_plainly(tmp_path, clean_failure, what, says):
+    p = tmp_path / "cases.json"
+    if what == "dir":
+        p.mkdir()
+    else:
+        p.write_bytes(b'{"id": "\xe9t\xe9"}')
+    clean_failure(runner.invoke(app, ["adjudicate", str(p)]), 2, f"{p}: {says}")
+
+
 @pytest.mark.parametrize(
     "seqs, bad",
     [([1, 2, 2, 4], "actions[2].seq: is 2"), ([0, 1, 2, 3], "actions[0].seq: is 0"), ([-1, 2, 3, 4], "actions[0].seq: is -1"), ([2, 1, 3, 4], "actions[0].seq: is 2")],

@@ -84,6 +84,34 @@ def test_an_unknown_player_name_in_an_error_is_one_visible_line(hostile_store):
     _assert_safe(r)
 
 
+LONG = "a" * 100_000
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", LONG],
+        ["export", LONG],
+        ["replay", "{gid}", "--as", LONG],
+        ["replay", "{gid}", "--hand", LONG],
+        ["rules", LONG],
+        ["variants", LONG],
+        ["simulate", "-n", "1", "--no-store", "-b", LONG],
+        ["simulate", "-n", "1", "--no-store", "-o", LONG],
+        ["play", "-b", LONG],
+    ],
+    ids=lambda a: " ".join(x for x in a if x not in ("{gid}", LONG))[:30],
+)
+def test_a_very_long_value_in_an_error_is_shown_cut_short(hostile_store, args):
+    """An unknown game, player, rule, variant, bot or option of 100,000 characters: one
+    error line that quotes its start (as names are quoted), not the whole value."""
+    db, gid = hostile_store
+    r = tonk("--db", str(db), *[gid[:8] if a == "{gid}" else a for a in args])
+    assert r.code == 2
+    line = r.err_line()
+    assert "a" * 60 + "...'" in line and len(line) < 2000, line[:200]
+
+
 def test_play_resumed_with_hostile_bot_names(hostile_store, tmp_path):
     db, _ = hostile_store
     game = game_with_names(["you", MARKUP, ANSI], seed=9)

@@ -38,6 +38,23 @@ def test_replay_hand_and_ranges(sim):
         assert r.code == 2 and says in r.err_line()
 
 
+def test_replay_at_an_event_outside_the_hands_selected_says_so(sim):
+    """--at N with --hand: event N when it is in the hands selected, else an error (not an
+    empty replay with exit 0)."""
+    db, gid = sim
+    steps = json.loads(tonk("--db", str(db), "replay", gid[:8], "--json").out)["steps"]
+    seq = next(s["seq"] for s in steps if s["view"]["hand_no"] == 1 and s["event"]["type"] == "card_drawn")
+    [step] = json.loads(tonk("--db", str(db), "replay", gid[:8], "--at", str(seq), "--hand", "1", "--json").out)["steps"]
+    assert step["seq"] == seq
+    for args, says in (
+        ([str(seq), "2"], f"--at {seq}: event {seq} is of hand 1, not one of the hands --hand selects"),
+        (["1", "1"], "--at 1: event 1 belongs to no hand, not one of the hands --hand selects"),
+    ):
+        for fmt in ([], ["--json"]):
+            r = tonk("--db", str(db), "replay", gid[:8], "--at", args[0], "--hand", args[1], *fmt)
+            assert r.code == 2 and r.out == "" and r.err_line() == f"error: {says}", (r.out, r.err)
+
+
 def test_replay_summary_is_one_line_a_hand(sim):
     db, gid = sim
     r = tonk("--db", str(db), "replay", gid[:8], "--summary")

@@ -170,3 +170,20 @@ def test_variant_file_on_replay_html(tmp_path):
     (data,) = re.findall(r'<script type="application/json" id="replay-data">(.*?)</script>', page.read_text(), re.DOTALL)
     audit = json.loads(data)["audit"]
     assert audit["verdict"] == "clean" and audit["error"] is None  # judged under the file's rule, not "not installed"
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_an_empty_db_is_refused_before_or_after_the_command(tmp_path, where):
+    """``--db ''`` names no store: refused, not read as the directory '.' (before the
+    command) nor quietly replaced by tonk.db (after it)."""
+    args = ["--db", "", "games"] if where == "before" else ["games", "--db", ""]
+    r = tonk(*args, cwd=tmp_path)
+    assert r.code == 2 and "Invalid value for '--db'" in r.err_line() and "it is empty" in r.err_line()
+    assert not (tmp_path / "tonk.db").exists()
+
+
+def test_all_is_spelled_the_same_on_audit_and_export(store):
+    """``--all`` and its short ``-a`` on both commands that take it."""
+    db, _ = store
+    for cmd in ("audit", "export"):
+        assert tonk(cmd, "-a", "--db", str(db)).out == tonk(cmd, "--all", "--db", str(db)).out != ""

@@ -328,3 +328,33 @@ def test_a_checkpoint_to_a_missing_directory_signs_nothing(store):
     tonk(store, "checkpoint", "--output", "cp.txt")
     assert (store / "cp.txt").read_text().split("\n")[1] == str(sum(1 for _ in raw(store / "tonk.db").execute("SELECT 1 FROM events")))
     assert raw(store / "tonk.db").execute("SELECT count(*) FROM evidence_checkpoints").fetchone()[0] == 1
+
+
+def test_a_checkpoint_to_a_directory_signs_nothing(store):
+    (store / "a-directory").mkdir()
+    before = file_copy(store / "tonk.db")
+    r = tonk(store, "checkpoint", "--output", "a-directory")
+    clean_failure(r, 2, "cannot write a-directory: it is a directory (nothing was signed)")
+    assert file_copy(store / "tonk.db") == before
+
+
+def test_each_evidence_commands_json_help_names_only_fields_its_document_has(store):
+    """``--json``'s help lists the document's fields: each one listed is in the document."""
+    import typer.main
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    gid = games(store)[0]
+    for args in (["key"], ["checkpoint"], ["prove", gid]):
+        r = tonk(store, *args, "--json")
+        assert r.returncode == 0, r.stderr
+        [json_help] = [p.help for p in commands[args[0]].params if "--json" in p.opts]
+        named = set(re.search(r"\{([^}]*)\}", json_help).group(1).split(", "))
+        assert named <= set(json.loads(r.stdout)), (args[0], named - set(json.loads(r.stdout)))
+
+
+@pytest.mark.parametrize("command", [["play", "-s", "1"], ["simulate", "-n", "2"]])
+def test_a_receipts_directory_that_cannot_be_made_creates_no_store(tmp_path, command):
+    (tmp_path / "taken").write_text("a file, not a directory\n")
+    r = tonk(tmp_path, *command, "--receipts", "taken", input="")
+    clean_failure(r, 2, "--receipts: cannot create the directory taken")
+    assert not (tmp_path / "tonk.db").exists()

@@ -112,3 +112,13 @@ def test_report_needs_compare_and_a_writable_path(tmp_path):
     assert r.exit_code == 2 and "--compare" in r.stderr and "Traceback" not in r.stderr
     r = runner.invoke(app, ["simulate", "-n", "10", "--no-store", "--compare", "no-initial-tonk", "--report", str(tmp_path / "no" / "x.html")])
     assert r.exit_code == 2 and "cannot write" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("where", ["a-directory", "no/x.html"])
+def test_a_report_path_that_cannot_be_written_stores_nothing(tmp_path, where):
+    """The path is checked before the run: a bad --report changes nothing in the store."""
+    (tmp_path / "a-directory").mkdir()
+    db = tmp_path / "s.db"
+    r = CliRunner().invoke(app, ["simulate", "-n", "4", "--hands-per-game", "2", "--db", str(db), "--compare", "no-initial-tonk", "--report", str(tmp_path / where)])
+    assert r.exit_code == 2 and "--report: cannot write" in r.stderr and "nothing was simulated" in r.stderr, r.stderr
+    assert not db.exists()

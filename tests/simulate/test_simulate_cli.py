@@ -89,6 +89,7 @@ def test_compare_json(runner):
         (["--option", "base_stake=two"], "base_stake"),
         (["--variant", "no-such-variant"], "unknown variant"),
         (["--players", "7"], "seats 2 to 3"),
+        (["--players", "0"], "seats 2 to 3 players, not 0"),
         (["--hands", "0"], "--hands"),
         (["--workers", "0"], "--workers"),
         (["--bot", "random", "--bot", "random", "--bot", "random", "--players", "2"], "3 bots named for 2 seats"),

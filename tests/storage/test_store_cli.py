@@ -275,6 +275,25 @@ def test_replay_says_when_the_events_do_not_hold_their_chain(tmp_path, tonk, gam
     assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload, recorded_at and command_id do not hash to the stored hash")
 
 
+def test_a_stored_text_that_is_not_utf8_is_named_not_quoted(tmp_path, tonk, games, record, raw_conn, clean_failure):
+    """An event whose stored text is not UTF-8 (a changed or corrupt store): the error says
+    so, without SQLite's statement or the raw bytes (here a terminal escape), and points to
+    tonk verify, which names the event."""
+    db = tmp_path / "a.db"
+    record(db, games[:1])
+    g = games[0]
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE event_rows SET payload = CAST(x'7b1b5b33316dff7d' AS TEXT) WHERE seq = 3")
+    conn.close()
+    for args in (["replay", g.game_id], ["export", g.game_id], ["audit", g.game_id, "-v", "classic"]):
+        r = tonk(db, *args)
+        clean_failure(r, 2, "a stored event's text is not UTF-8: the store was changed or is corrupt; tonk verify names the event")
+        assert "CASE WHEN" not in r.stderr and "[31m" not in r.stderr
+    r = tonk(db, "verify")
+    assert r.exit_code == 1 and f"game {g.game_id} seq 3: " in r.stdout
+
+
 def test_backup_copies_what_is_still_in_the_wal_while_the_store_is_open(tmp_path, tonk, games, record):
     db = tmp_path / "a.db"
     record(db, games[:1])

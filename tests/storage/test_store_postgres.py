@@ -22,6 +22,15 @@ def test_urls_pick_postgres_and_paths_sqlite():
 def test_a_password_is_never_shown():
     assert redact("postgresql://bob:s3cret@db.example:5432/tonk?sslmode=require") == "postgresql://bob:***@db.example:5432/tonk?sslmode=require"
     assert redact("postgresql://bob@db.example/tonk") == "postgresql://bob@db.example/tonk"
+    # libpq also takes the password as a query parameter
+    assert redact("postgresql://db.example/tonk?user=bob&password=s3cret&sslmode=require") == "postgresql://db.example/tonk?user=bob&password=***&sslmode=require"
+    assert redact("postgresql://bob:a@db.example/tonk?sslpassword=s3cret") == "postgresql://bob:***@db.example/tonk?sslpassword=***"
+
+
+def test_a_password_in_the_query_is_not_shown_in_an_error(clean_failure):
+    r = CliRunner().invoke(app, ["--db", "postgresql://127.0.0.1:1/tonk?connect_timeout=2&user=bob&password=s3cret", "games"])
+    clean_failure(r, 2, "cannot open postgresql://127.0.0.1:1/tonk?connect_timeout=2&user=bob&password=***")
+    assert "s3cret" not in r.stdout + r.stderr
 
 
 def test_an_unreachable_server_is_one_clean_error_without_the_password(clean_failure):
@@ -194,3 +203,25 @@ def test_a_stores_own_appends_do_not_wake_its_follower_anothers_do(pg_url, games
         assert store.wait_for_append(0.5) is False  # its own two NOTIFYs came and were passed over
         other.append(c.game_id, c.events, 0)
         assert store.wait_for_append(60) is True
+
+
+@pytest.mark.postgres
+def test_simulate_names_the_store_without_its_password(pg_url):
+    """What simulate says it stored, and where (text and --json), carries no password."""
+    url = pg_url + "&password=s3cret" if "?" in pg_url else pg_url + "?password=s3cret"
+    runner = CliRunner()
+    args = ["--db", url, "simulate", "-n", "2", "--hands-per-game", "1"]
+    for r in (runner.invoke(app, args), runner.invoke(app, [*args, "-s", "1", "--json"])):
+        assert r.exit_code == 0, r.stderr
+        assert "s3cret" not in r.stdout + r.stderr
+    assert json.loads(r.stdout)["store"]["path"].endswith("password=***")
+
+
+@pytest.mark.postgres
+def test_a_stopped_simulation_names_the_store_without_its_password(pg_url):
+    from tonk.application.simulate import SimConfig, _stopped
+
+    url = pg_url + "&password=s3cret" if "?" in pg_url else pg_url + "?password=s3cret"
+    open_store(url).close()
+    message = str(_stopped(SimConfig(hands=2, hands_per_game=1), url, "interrupted", True))
+    assert "are stored in postgresql://" in message and "s3cret" not in message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import tomllib
 from importlib import metadata
 from types import SimpleNamespace
@@ -214,6 +215,20 @@ def test_a_bad_variant_file_is_a_clear_error(tmp_path, text, message):
         f.write_text(text)
     with pytest.raises(RulesetError, match=message):
         Registry().copy().with_files([f]) if text is None else default_registry().with_files([f])
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [("house", "is a directory, not a Python file"), ("house.json", "cannot be imported: a variant file is Python source named *.py")],
+)
+def test_a_variant_file_that_is_a_directory_or_not_python_says_so(tmp_path, name, message):
+    f = tmp_path / name
+    if name == "house":
+        f.mkdir()
+    else:
+        f.write_text('{"not": "python"}\n')
+    with pytest.raises(RulesetError, match=re.escape(f"variant file {str(f)!r} {message}")):
+        default_registry().with_files([f])
 
 
 def test_a_hook_name_that_does_not_exist_is_refused(tmp_path):

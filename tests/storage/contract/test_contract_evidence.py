@@ -83,6 +83,20 @@ def test_a_cut_evidence_log_fails_the_checkpoint_that_signed_it(backend, games):
     assert f"entries {cp.tree_size - 5} to {cp.tree_size - 1} are gone" in report.findings[0].message
 
 
+def test_a_refused_first_checkpoint_makes_no_key(sql_backend, games):
+    """A store whose chain is broken signs nothing, so it gets no key either: no key file,
+    no public key recorded (a refusal changes nothing stored)."""
+    backend = sql_backend
+    backend.record(games[:1])
+    backend.delete_events(games[0].game_id, lambda s: s == 3)
+    with backend.open(create=False) as store:
+        with pytest.raises(ev.Contradicted):
+            ev.make_checkpoint(store)
+        path = store_key_path(store)
+    assert not path.exists()
+    assert backend.raw("SELECT count(*) FROM evidence_keys") == [(0,)]
+
+
 @pytest.mark.parametrize(
     "sql",
     [
