@@ -97,6 +97,8 @@ def test_a_game_played_with_one_request_per_command_audits_clean(server, client:
         assert r.status_code == 200, r.text
         commands += 1
         view = r.json()["view"]
-    assert view["status"] == "ended" and commands > gets > 0
+    # a GET only where the turn passed to another seat, each followed by that seat's command(s);
+    # how many turns pass is the fair deal's deck (a hand may end at once on one seat's knock)
+    assert view["status"] == "ended" and commands > 0 and commands >= gets
     audit = run_cli("--db", str(server.db), "audit", table, "--json")
     assert json.loads(audit.stdout)["summary"]["clean"] == 1
