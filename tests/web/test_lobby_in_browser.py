@@ -177,6 +177,7 @@ def test_the_seat_link_sits_down_on_another_device_and_never_sends_the_token_in_
     creator = chromium.new_context()
     page = creator.new_page()
     open_lobby(page, base)
+    page.fill("#hand-limit", "")  # until closed: a one-hand game may end on its deal, before "connected"
     page.click("#create")
     expect(page.locator("#created .tokens")).to_be_visible(timeout=20000)
     link = page.input_value("#seat-link-ann")
