@@ -196,7 +196,7 @@ def _blind_players(rec: HandRecord, ruleset: Ruleset) -> set[str]:
     return {p for p in rec.players if not any(a.player == p and a.action in reading for a in rec.actions)}
 
 
-def _places(rec: HandRecord, blind: set[str] = set()) -> list[Place]:
+def _places(rec: HandRecord, blind: frozenset[str] | set[str] = frozenset()) -> list[Place]:
     draws_stock = sum(a.action == "draw_stock" for a in rec.actions)
     draws_discard = sum(a.action == "draw_discard" for a in rec.actions)
     places = [Place(f"hand {p}", rec.hand_unknown[p], blind=p in blind) for p in rec.players if rec.hand_unknown[p]]
