@@ -61,10 +61,10 @@ def hands_dealt(events: list) -> int:
     return sum(1 for e in events if type(e) is HandDealt)
 
 
-def warn_broken_chain(findings: list) -> None:
-    """One line on stderr when the replayed events do not hold their hash chain."""
+def warn_broken_chain(findings: list, consequence: str = "the events shown are not the ones recorded") -> None:
+    """One line on stderr a game whose events do not hold their hash chain."""
     for f in findings:
-        typer.echo(f"warning: game {f.game_id} seq {f.seq}: {f.message}; the events shown are not the ones recorded (tonk verify)", err=True)
+        typer.echo(f"warning: game {f.game_id} seq {f.seq}: {f.message}; {consequence} (tonk verify)", err=True)
 
 
 @app.command("replay")

@@ -15,6 +15,7 @@ from .app import app, fail, reported, settings
 from .interrupts import interruption_reported
 from .options import db_option
 from .render import print_json
+from .replay_cmd import warn_broken_chain
 
 if TYPE_CHECKING:  # the store and msgspec load when a command runs, keeping `tonk --help` quick
     from ..storage import EventStore
@@ -49,8 +50,12 @@ def export_cmd(
         ids = resolve_game_ids(store, game_ids) if game_ids else None  # None: --all
         if output is None:
             _export_to_stdout(store, ids)
-            return
-        games, events = _export_to_file(store, ids, output)
+        else:
+            games, events = _export_to_file(store, ids, output)
+        broken = _broken_chains(store, ids)
+    warn_broken_chain(broken, "the file holds the events as stored, which tonk import refuses")
+    if output is None:
+        return
     if json_out:
         print_json({"output": str(output), "games": games, "events": events})
     else:
@@ -85,6 +90,13 @@ def _export_record(db: str, game_ids: list[str], all_games: bool, as_record: boo
         print_json({"output": str(output), "game": game_id, "hand": hand, "at": at, "actions": len(record["actions"])})
     else:
         typer.echo(f"wrote hand {hand} of game {game_id} at position {at} ({len(record['actions'])} action(s) follow) to {output}")
+
+
+def _broken_chains(store: EventStore, ids: Optional[list[str]]) -> list:
+    """The first broken link of each exported game whose events do not hold their chain."""
+    if ids is None:
+        return store.verify()
+    return [f for gid in dict.fromkeys(ids) for f in store.verify(gid)]
 
 
 def _event_total(store, ids: Optional[list[str]]) -> int:

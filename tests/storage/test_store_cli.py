@@ -275,6 +275,26 @@ def test_replay_says_when_the_events_do_not_hold_their_chain(tmp_path, tonk, gam
     assert r.stderr.startswith(f"warning: game {g.game_id} seq 5: the payload, recorded_at and command_id do not hash to the stored hash")
 
 
+def test_export_says_when_a_game_does_not_hold_its_chain(tmp_path, tonk, games, record, raw_conn):
+    """The events are exported as stored (the file is the evidence), with a warning naming
+    the broken link: ``tonk import`` refuses such a file, and the exporter should know why."""
+    db = tmp_path / "a.db"
+    record(db, games[:2])
+    g = games[0]
+    out = tmp_path / "out.jsonl"
+    assert tonk(db, "export", "--all", "--output", str(out)).stderr == ""
+    conn = raw_conn(db)
+    conn.execute("DROP TRIGGER events_no_update")
+    conn.execute("UPDATE events SET payload = payload || ' ' WHERE game_id = ? AND seq = 5", (g.game_id,))
+    conn.close()
+    warning = f"warning: game {g.game_id} seq 5: the payload, recorded_at and command_id do not hash to the stored hash"
+    for args in (["export", g.game_id], ["export", "--all", "--output", str(out)], ["export", games[1].game_id, g.game_id, "--output", str(out)]):
+        r = tonk(db, *args)
+        assert r.exit_code == 0, r.stderr
+        assert r.stderr.startswith(warning) and "tonk import refuses" in r.stderr, r.stderr
+    assert tonk(db, "export", games[1].game_id).stderr == ""  # only the broken game is named
+
+
 def test_a_stored_text_that_is_not_utf8_is_named_not_quoted(tmp_path, tonk, games, record, raw_conn, clean_failure):
     """An event whose stored text is not UTF-8 (a changed or corrupt store): the error says
     so, without SQLite's statement or the raw bytes (here a terminal escape), and points to
