@@ -135,7 +135,7 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
         try:
             events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
-            r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
+            r.update(legal=False, violation=str(exc.code), rule=exc.rule, message=exc.message)  # the code as text (a Violation is a StrEnum)
         else:
             for e in events:
                 if isinstance(e, CardDrawn):

@@ -139,7 +139,7 @@ def _play_world(rec: HandRecord, ruleset: Ruleset, position: HandRecord, unseen:
         try:
             events = game.play(parse_command(a.action, a.player, a.fields))
         except IllegalAction as exc:
-            r.update(legal=False, violation=exc.code, rule=exc.rule, message=exc.message)
+            r.update(legal=False, violation=str(exc.code), rule=exc.rule, message=exc.message)  # the code as text (a Violation is a StrEnum)
             if exc.code == "CARD_NOT_IN_HAND":  # known only when refused "for another reason": nobody saw these
                 revealed = known_before
         else:

@@ -38,6 +38,16 @@ def test_compare_names_the_field_that_differs():
     assert any(d.startswith("actions[0] (seq 1).legal") for d in diffs)
 
 
+def test_compare_shows_a_violation_code_as_the_text_it_is():
+    # the verdict holds the code as plain text (the format's), so a difference reads
+    # "expected 'NOT_YOUR_TURN', got 'ALREADY_DREW'", not the enum's repr
+    case = copy.deepcopy(next(c for c in CASES if c["id"] == "T20"))
+    case["actions"][1]["expect"]["violation"] = "NOT_YOUR_TURN"
+    verdict = adjudicate(case)
+    assert type(verdict["actions"][1]["violation"]) is str
+    assert "actions[1] (seq 2).violation: expected 'NOT_YOUR_TURN', got 'ALREADY_DREW'" in compare(verdict, case)
+
+
 def _base_case() -> dict:
     return copy.deepcopy(next(c for c in CASES if c["id"] == "T20"))
 

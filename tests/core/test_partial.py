@@ -47,6 +47,15 @@ def test_the_public_malformed_record_is_refused():
     assert "setup" in v["message"] and "50 of 52" in v["message"]
 
 
+def test_a_violation_code_is_plain_text_in_the_verdict():
+    # as in format 1: a difference reads "expected 'NOT_YOUR_TURN', got 'CARD_NOT_IN_HAND'"
+    case = copy.deepcopy(next(c for c in PARTIAL["cases"] if c["id"] == "PK08"))
+    case["actions"][1]["expect"]["violation"] = "NOT_YOUR_TURN"
+    v = judge(case)
+    assert type(v["actions"][1]["violation"]) is str
+    assert "actions[1] (seq 2).violation: expected 'NOT_YOUR_TURN', got 'CARD_NOT_IN_HAND'" in compare(v, case)
+
+
 def _pk12() -> dict[str, Any]:
     return copy.deepcopy(next(c for c in PARTIAL["cases"] if c["id"] == "PK12"))
 
