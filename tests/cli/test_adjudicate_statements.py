@@ -40,3 +40,26 @@ def test_json_holds_the_verdicts_as_before():
     printed = json.loads(run("adjudicate", str(path), "--json").stdout)["cases"]
     assert printed == [adjudicate(case, i) for i, case in enumerate(load_records(path))]
     assert "statement" not in json.dumps(printed)
+
+
+def test_a_tie_for_lowest_is_settled_by_a_statement_that_says_how_a_tie_pays():
+    """T09 (two non-knockers tie for lowest): the low-hand payments' rule says the tied players
+    are each paid and do not pay each other (A12.7, B-03), not only "the player who held the
+    lowest hand"; the exhausted stock's rule says the same of its tie (B-06)."""
+    cases = json.loads((ROOT / "examples" / "public-cases.json").read_text())
+    t09 = next(c for c in cases["cases"] if c["id"] == "T09")
+    out = run_on({**cases, "cases": [t09]})
+    line = next(x for x in out.splitlines() if "rule A12.6:" in x)
+    assert "tied lowest players are each paid, not by each other (A12.7)" in line, line
+    assert "tied lowest players are each paid, not by each other (B-06)" in statement("A12.8")
+
+
+def run_on(records: dict) -> str:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "records.json"
+        path.write_text(json.dumps(records))
+        result = run("adjudicate", str(path))
+    assert result.exit_code in (0, 1), result.stdout
+    return result.stdout
