@@ -454,6 +454,15 @@ def _against_log(store: EventStore, cp: Checkpoint) -> tuple[list[Finding], dict
         return [
             Finding(None, None, f"the checkpoint is of log {cp.origin}, this store's log is {keys[0].name}: another store, or its log was replaced")
         ], facts
+    if not keys and not entries and cp.tree_size:
+        return [
+            Finding(
+                None,
+                None,
+                f"the store's evidence log holds 0 entries and it has signed nothing: it is not log {cp.origin} as signed "
+                "(another store, one rebuilt by tonk import, which carries no log, or a copy from before its first checkpoint)",
+            )
+        ], facts
     facts["store_tree_size"] = len(entries)
     findings = []
     gap = _gap(entries)

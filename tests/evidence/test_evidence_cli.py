@@ -283,6 +283,8 @@ def test_after_export_and_import_receipts_still_hold_but_the_checkpoint_names_th
     assert tonk(rebuilt, "verify", "--receipt", str(store / "receipts"), "--key", vkey).returncode == 0
     r = tonk(rebuilt, "verify", "--checkpoint", str(store / "cp.txt"), "--key", vkey)
     assert r.returncode == 1 and "the store's evidence log holds 0 entries" in r.stdout
+    # a store that never signed is not that log: not "rolled back" (docs/evidence.md: its log is missing)
+    assert "has signed nothing" in r.stdout and "rolled back" not in r.stdout
 
 
 def test_the_core_install_keeps_its_four_dependencies():
