@@ -193,7 +193,7 @@ def verify_evidence(db: str, receipts: list[Path], checkpoints: list[Path], proo
 
     reports = []
     with reported():
-        key = read_key(key_text) if key_text else None
+        key = read_key(key_text) if key_text is not None else None  # "" is a key given badly, not none given
         store = None
         if receipts or checkpoints or store_exists(db):
             from .games_cmd import open_existing_store

@@ -309,8 +309,10 @@ def parse_receipt(data: bytes | str, what: str = "the receipt") -> tuple[Receipt
         name, sep, value = line.partition(" ")
         if name != field or not sep or not value:
             raise MalformedEvidence(f"{what}: line {i} is not '{field} <value>'")
+        if field in ("game", "seat") and value != value.strip():
+            raise MalformedEvidence(f"{what}: line {i}: the {field} {value!r} has spaces at its ends (a receipt never has)")
         values[field] = value
-    if not values["seq"].isdigit() or values["seq"].startswith("0"):
+    if not values["seq"].isascii() or not values["seq"].isdigit() or values["seq"].startswith("0"):
         raise MalformedEvidence(f"{what}: line 3: the seq {values['seq']!r} is not a whole number from 1")
     h = values["hash"]
     if len(h) != 64 or any(c not in "0123456789abcdef" for c in h):
@@ -451,6 +453,15 @@ def _against_log(store: EventStore, cp: Checkpoint) -> tuple[list[Finding], dict
     if keys and keys[0].name != cp.origin:
         return [
             Finding(None, None, f"the checkpoint is of log {cp.origin}, this store's log is {keys[0].name}: another store, or its log was replaced")
+        ], facts
+    if not keys and not entries and cp.tree_size:
+        return [
+            Finding(
+                None,
+                None,
+                f"the store's evidence log holds 0 entries and it has signed nothing: it is not log {cp.origin} as signed "
+                "(another store, one rebuilt by tonk import, which carries no log, or a copy from before its first checkpoint)",
+            )
         ], facts
     facts["store_tree_size"] = len(entries)
     findings = []

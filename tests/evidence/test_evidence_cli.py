@@ -233,6 +233,14 @@ def test_a_store_copied_without_its_key_still_verifies_and_will_not_sign_silentl
     assert both.returncode == 0, both.stdout
 
 
+def test_an_empty_key_is_refused_not_taken_for_the_stores_own_keys(store):
+    """``--key "$KEY"`` with KEY unset must not quietly become a self-check that binds nobody."""
+    tonk(store, "checkpoint", "--output", "cp.txt")
+    for evidence in (["--receipt", "receipts"], ["--checkpoint", "cp.txt"]):
+        for empty in ("", " "):
+            clean_failure(tonk(store, "verify", *evidence, "--key", empty), 2, "--key")
+
+
 def test_a_key_file_others_can_read_is_refused(store):
     tonk(store, "key")
     (store / "tonk.db.key").chmod(0o644)
@@ -275,6 +283,8 @@ def test_after_export_and_import_receipts_still_hold_but_the_checkpoint_names_th
     assert tonk(rebuilt, "verify", "--receipt", str(store / "receipts"), "--key", vkey).returncode == 0
     r = tonk(rebuilt, "verify", "--checkpoint", str(store / "cp.txt"), "--key", vkey)
     assert r.returncode == 1 and "the store's evidence log holds 0 entries" in r.stdout
+    # a store that never signed is not that log: not "rolled back" (docs/evidence.md: its log is missing)
+    assert "has signed nothing" in r.stdout and "rolled back" not in r.stdout
 
 
 def test_the_core_install_keeps_its_four_dependencies():

@@ -3,6 +3,7 @@ append-only, and the library calls the service uses refuse what they cannot vouc
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -11,7 +12,7 @@ from tonk.storage import EventStore, StoreError, UnknownGame
 from tonk.storage import evidence as ev
 from tonk.storage.evidence_log import TABLES, leaf_bytes, parse_leaf
 from tonk.storage.schema import STEPS
-from tonk.storage.signed_note import EvidenceError
+from tonk.storage.signed_note import EvidenceError, MalformedEvidence
 
 from .conftest import drop_triggers, raw
 
@@ -88,3 +89,27 @@ def test_no_trusted_key_without_a_store_or_a_key(archives, tmp_path):
         proof = ev.proof_text(ev.make_proof(store, store.game_ids()[0]))
     with pytest.raises(EvidenceError, match="pass --key"):
         ev.verify_proof(None, proof)
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("seq \u00b2", "line 3: the seq"),  # str.isdigit() holds, int() does not take it
+        ("seq 1\u00b2", "line 3: the seq"),
+        ("seq \u0661\u0662", "line 3: the seq"),  # Arabic-Indic digits: int() reads 12
+        ("game {gid} ", "line 2: the game"),
+        ("seat {seat} ", "line 5: the seat"),
+        ("seat  {seat}", "line 5: the seat"),
+    ],
+)
+def test_a_receipt_line_tonk_never_writes_is_malformed(archives, line, problem):
+    """A receipt's seq is ASCII decimal digits, and its game and seat have no spaces at
+    their ends (make_receipt signs no other): anything else is malformed (exit 2), not a
+    crash nor another number nor another game."""
+    gid, seq, text = archives[0].receipts[0]
+    seat = re.search(r"^seat (.*)$", text, re.M).group(1)
+    field = line.split(" ", 1)[0]
+    changed = re.sub(rf"^{field} .*$", line.format(gid=gid, seat=seat), text, count=1, flags=re.M)
+    assert changed != text
+    with pytest.raises(MalformedEvidence, match=problem):
+        ev.parse_receipt(changed)

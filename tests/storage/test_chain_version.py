@@ -289,6 +289,20 @@ def test_export_import_export_is_byte_identical_with_both_versions(tmp_path, gam
     chains = [json.loads(x).get("chain") for x in lines]
     assert set(chains) == {None, 2}  # version 1 lines carry no chain field, as before
     assert all(x.index(b'"chain":2') < x.index(b'"payload"') for x in lines if b'"chain"' in x)
+    # every link recomputes from the lines alone as docs/event-format.md says: the payload's
+    # bytes run from after the first '"payload":' to the line's final '}' (its last field)
+    prev: dict[str, str] = {}
+    for x in lines:
+        rec = json.loads(x)
+        payload = x[x.index(b'"payload":') + len(b'"payload":') : -1]
+        assert x.endswith(b"}") and json.loads(payload) == rec["payload"]
+        want = prev.get(rec["game_id"], GENESIS)
+        assert rec["prev_hash"] == want
+        if "chain" in rec:
+            assert rec["hash"] == v2_hash(want, payload, rec["recorded_at"], rec.get("command_id", ""))
+        else:
+            assert rec["hash"] == v1_hash(want, payload)
+        prev[rec["game_id"]] = rec["hash"]
     f = tmp_path / "all.jsonl"
     f.write_bytes(first.getvalue())
     with EventStore.open(b) as store:
