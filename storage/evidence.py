@@ -281,15 +281,17 @@ def make_receipt(store: EventStore, game_id: str, seq: int, seat: str, *, key: S
     return note.sign(receipt_text(Receipt(game_id, seq, row, seat, now(), key.verifier)), key)
 
 
-def hand_end_receipts(store: EventStore, game_id: str, *, key: SignerKey | None = None, after: int = 0) -> list[tuple[int, str, str]]:
-    """Receipts for every seat at every hand's end of the game after seq ``after``:
-    ``(seq, seat, receipt)`` in order."""
+def hand_end_receipts(
+    store: EventStore, game_id: str, *, key: SignerKey | None = None, after: int = 0, only: str | None = None
+) -> list[tuple[int, str, str]]:
+    """Receipts for every seat (or the seat ``only``) at every hand's end of the game after
+    seq ``after``: ``(seq, seat, receipt)`` in order."""
     rows = [(seq, h) for seq, type_, h in store.hash_rows(game_id, after) if type_ == "hand_ended"]
     if not rows:
         return []
     _refuse_broken(store, game_id, rows[-1][0])
     key = key or signer(store)
-    seats = seats_of(store, game_id)
+    seats = [s for s in seats_of(store, game_id) if only is None or s == only]
     at = now()
     return [
         (seq, seat, note.sign(receipt_text(Receipt(game_id, seq, h, seat, at, key.verifier)), key)) for seq, h in rows for seat in seats

@@ -38,6 +38,10 @@ def test_a_receipt_holds_until_its_game_is_cut_short(backend, games):
         key = VerifierKey.parse(ev.public_key(store).text())
         assert ev.verify_receipt(store, text, key).ok
         assert ev.verify_receipt(store, text).ok  # the store's recorded key
+        # one seat's receipts alone (what GET /tables/{id}/receipts signs for the asking seat)
+        mine = ev.hand_end_receipts(store, game.game_id, only=seat)
+        assert [(s, who) for s, who, _ in mine] == [(s, who) for s, who, _ in receipts if who == seat]
+        assert all(ev.verify_receipt(store, t, key).ok for _, _, t in mine)
     backend.delete_events(game.game_id, lambda s: s > seq - 3)
     with backend.open(create=False) as store:
         report = ev.verify_receipt(store, text, key)
