@@ -262,6 +262,25 @@ def test_initial_tonk_50_only_refuses_other_totals():
         load_ruleset(["initial-tonk-50-only"], {"initial_tonk_totals": [49, 50]})
 
 
+def test_initial_tonk_totals_names_the_totals_of_a_hand_record():
+    """C4.13 is a catalogue name a hand record may use: its totals replace 49/50, and it must
+    be given them."""
+    hands = {"P1": T49, "P2": "AS 2S 3S 4H AH", "P3": "KC QC JC 9C 8C"}  # 49, 11, 47
+    case = record(
+        ["initial-tonk-totals"],
+        dealt(hands, dealer="P3", players=P3),
+        options={"initial_tonk_totals": [11]},
+        expected={"end": {"type": "initial_tonk", "player": "P2"}, "hand_totals": {"P1": 49, "P2": 11, "P3": 47}, "ledger": ledger("P1>P2 2 initial_tonk", "P3>P2 2 initial_tonk")},
+    )
+    judge(case)
+    both = record(["initial-tonk-totals"], dealt(hands, dealer="P3", players=P3), options={"initial_tonk_totals": [49, 50, 11]}, expected={"end": {"type": "initial_tonk_draw", "players": ["P1", "P2"]}, "ledger": []})
+    judge(both)
+    with pytest.raises(RulesetError, match="variant initial-tonk-totals needs the option initial_tonk_totals"):
+        load_ruleset(["initial-tonk-totals"])
+    with pytest.raises(RulesetError, match="contradict each other"):
+        load_ruleset(["initial-tonk-totals", "no-initial-tonk"], {"initial_tonk_totals": [11]})
+
+
 def test_low_initial_tonk_pays_a_dealt_13_double():
     hands = {"P1": T49.replace("9S", "8S"), "P2": "AS 2S 3S 4H 3D", "P3": "KC QC JC 9C 8C"}
     case = record(
