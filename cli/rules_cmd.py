@@ -71,7 +71,8 @@ def rules_cmd(
     """List every rule id a verdict or an audit finding can cite, with its one-line statement
     (written from rules.md).
 
-    ID: show one rule (A7.4, V:knock-limit or knock-limit) with its section of rules.md."""
+    ID: show one rule (A7.4, V:knock-limit, knock-limit or an alias such as
+    mandatory-ace-laydown) with its section of rules.md."""
     from ..core.rule_statements import RULES
 
     with reported():
