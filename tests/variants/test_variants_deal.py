@@ -108,6 +108,15 @@ def test_more_players_capacity_b22():
     assert load_ruleset(["more-players", "no-initial-discard"], {"max_players": 10}).player_range == (2, 10)
 
 
+def test_capacity_advice_names_only_options_the_ruleset_has():
+    """Without more-players the seats cannot be lowered, and max_players would be an unknown
+    option: the advice is to deal fewer cards."""
+    with pytest.raises(RulesetError, match=r"3 players dealt 17 cards each .*\(B-22\): deal fewer cards$"):
+        load_ruleset(["cards-per-player"], {"cards_per_player": 17})
+    with pytest.raises(RulesetError, match=r"seat fewer players \(max_players\) or deal fewer cards$"):
+        load_ruleset(["more-players"], {"max_players": 11})
+
+
 def test_more_players_default_seats_four():
     case = record(["more-players"], {"mode": "deck", "deck": STANDARD}, players=FOUR + ["P5"])
     verdict = adjudicate(case)
