@@ -16,12 +16,20 @@ if TYPE_CHECKING:
 
 def find_rule(rule_id: str) -> RuleStatement:
     """The rule a user names: its id as verdicts print it (``A7.4``, ``V:knock-limit``), in
-    any case, or a house rule's bare name (``knock-limit``)."""
+    any case, or a house rule's bare name (``knock-limit``) or alias (``mandatory-ace-laydown``
+    names ``V:mandatory-laydown``, B-24)."""
     from ..core.rule_statements import RULES, UnknownRule, rule
+    from ..variants.registry import default_registry
 
     by_folded = {r.id.casefold(): r.id for r in RULES}
     for candidate in (rule_id, f"V:{rule_id}"):
         known = by_folded.get(candidate.casefold())
+        if known is not None:
+            return rule(known)
+    name = rule_id[2:] if rule_id[:2].casefold() == "v:" else rule_id
+    registry = default_registry()
+    if name in registry:  # an alias: verdicts cite the variant by its own name
+        known = by_folded.get(f"V:{registry.canonical(name)}".casefold())
         if known is not None:
             return rule(known)
     raise UnknownRule(rule_id)
@@ -63,7 +71,8 @@ def rules_cmd(
     """List every rule id a verdict or an audit finding can cite, with its one-line statement
     (written from rules.md).
 
-    ID: show one rule (A7.4, V:knock-limit or knock-limit) with its section of rules.md."""
+    ID: show one rule (A7.4, V:knock-limit, knock-limit or an alias such as
+    mandatory-ace-laydown) with its section of rules.md."""
     from ..core.rule_statements import RULES
 
     with reported():

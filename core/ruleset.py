@@ -328,10 +328,11 @@ class Ruleset:
         for n in range(lo, hi + 1):
             size = self.deal_size(n)
             if n * size + extra > len(self.deck):
+                # the seats can only be lowered where an option sets them (more-players' max_players)
+                fewer = "seat fewer players (max_players) or deal fewer cards" if "max_players" in self.option_specs else "deal fewer cards"
                 raise RulesetError(
                     f"this ruleset seats up to {hi} players, but {n} players dealt {size} cards each"
-                    f"{' plus the upcard' if self.upcard else ''} leave no stock from a {len(self.deck)}-card deck (B-22): "
-                    "seat fewer players (max_players) or deal fewer cards"
+                    f"{' plus the upcard' if self.upcard else ''} leave no stock from a {len(self.deck)}-card deck (B-22): {fewer}"
                 )
 
     def check_seats(self, n: int) -> None:

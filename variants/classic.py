@@ -79,17 +79,30 @@ def tonk_initial_tonks(hands, totals, ruleset):
     return initial_tonkers(totals, ruleset.options["initial_tonk_totals"])
 
 
+def _no_wild_cards(cards, stand_ins) -> str | None:
+    """Why a spread or hit that names a joker or a stand-in is refused by the base game (A1.1:
+    no jokers, no wild cards), naming what it named; ``None`` when it names neither."""
+    jokers = [c for c in cards if is_joker(c)]
+    if jokers:
+        return f"{' '.join(jokers)}: jokers are not part of the base game (variant jokers-wild)"
+    if stand_ins:
+        return f"{' '.join(stand_ins)} cannot stand for another card: the base game has no wild cards"
+    return None
+
+
 @hookimpl
 def tonk_check_spread(cards, jokers_as, ruleset):
-    if any(is_joker(c) for c in cards) or jokers_as:
-        raise IllegalAction("INVALID_SPREAD", "A8.1", "jokers are not part of the base game")
+    why = _no_wild_cards(cards, list(jokers_as or ()))
+    if why is not None:
+        raise IllegalAction("INVALID_SPREAD", "A8.1", why)
     return check_natural_spread(cards)
 
 
 @hookimpl
 def tonk_check_hit(spread, card, joker_as, ruleset):
-    if is_joker(card) or joker_as:
-        raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", "jokers are not part of the base game")
+    why = _no_wild_cards([card], [card] if joker_as else [])
+    if why is not None:
+        raise IllegalAction("HIT_DOES_NOT_FIT", "A9.2", why)
     return check_natural_hit(spread.kind, spread.cards, card)
 
 

@@ -3,8 +3,8 @@
 Decisions:
 
 * No dealt hand ends the hand, whatever its total (the check is skipped).
-* Declared in conflict with ``initial-tonk-50-only`` and
-  ``low-initial-tonk``, which define initial tonks this variant abolishes.
+* Declared in conflict with ``initial-tonk-50-only``, ``initial-tonk-totals``
+  and ``low-initial-tonk``, which define initial tonks this variant abolishes.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from . import VariantInfo, hookimpl
 VARIANT = VariantInfo(
     name="no-initial-tonk",
     summary="No initial tonk: a dealt 49 or 50 is played like any other hand.",
-    conflicts=("initial-tonk-50-only", "low-initial-tonk"),
+    conflicts=("initial-tonk-50-only", "initial-tonk-totals", "low-initial-tonk"),
     doc=__doc__,
 )
 

@@ -7,7 +7,7 @@ from tonk.variants.registry import default_registry
 
 
 #: values for options a variant requires (no default), where the general rule below will not do
-REQUIRED_VALUES = {"cards_per_player": 7, "joker_value": 0}
+REQUIRED_VALUES = {"cards_per_player": 7, "joker_value": 0, "initial_tonk_totals": [49, 50, 11]}
 
 
 def required_options(name: str) -> dict:

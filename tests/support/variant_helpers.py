@@ -26,6 +26,7 @@ CATALOGUE = [
     "deuces-wild",
     "forty-card-deck",
     "initial-tonk-50-only",
+    "initial-tonk-totals",
     "low-initial-tonk",
     "no-initial-tonk",
     "multiple-initial-tonks-all-paid",

@@ -38,6 +38,7 @@ def _options(name: str) -> st.SearchStrategy[dict[str, Any]]:
         "knock-limit": st.fixed_dictionaries({"max_knock_count": st.sampled_from([5, 20])}),
         "double-requires-new-spread": st.fixed_dictionaries({"new_spread_scope": st.sampled_from(["going_out_turn", "final_action", "whole_hand"])}),
         "low-initial-tonk": st.fixed_dictionaries({"low_tonk_max": st.sampled_from([13, 18])}),
+        "initial-tonk-totals": st.fixed_dictionaries({"initial_tonk_totals": st.sampled_from([[49, 50, 11], [30]])}),
     }.get(name, st.just({}))
 
 

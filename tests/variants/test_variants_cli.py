@@ -45,7 +45,7 @@ def test_variants_json_has_summary_options_hooks_and_version():
     assert {o["name"]: o["required"] for o in jw["options"]}["joker_value"] is True
     assert "tonk_wild_cards" in jw["hooks"] and "tonk_deck" in jw["hooks"]
     assert by_name["caught-scheme"]["hooks"] == []
-    assert by_name["no-initial-tonk"]["conflicts"] == ["initial-tonk-50-only", "low-initial-tonk"]
+    assert by_name["no-initial-tonk"]["conflicts"] == ["initial-tonk-50-only", "initial-tonk-totals", "low-initial-tonk"]
     for v in data["variants"]:
         assert v["summary"] and "doc" not in v
 

@@ -108,6 +108,15 @@ def test_more_players_capacity_b22():
     assert load_ruleset(["more-players", "no-initial-discard"], {"max_players": 10}).player_range == (2, 10)
 
 
+def test_capacity_advice_names_only_options_the_ruleset_has():
+    """Without more-players the seats cannot be lowered, and max_players would be an unknown
+    option: the advice is to deal fewer cards."""
+    with pytest.raises(RulesetError, match=r"3 players dealt 17 cards each .*\(B-22\): deal fewer cards$"):
+        load_ruleset(["cards-per-player"], {"cards_per_player": 17})
+    with pytest.raises(RulesetError, match=r"seat fewer players \(max_players\) or deal fewer cards$"):
+        load_ruleset(["more-players"], {"max_players": 11})
+
+
 def test_more_players_default_seats_four():
     case = record(["more-players"], {"mode": "deck", "deck": STANDARD}, players=FOUR + ["P5"])
     verdict = adjudicate(case)
@@ -260,6 +269,25 @@ def test_initial_tonk_50_only_refuses_other_totals():
     assert load_ruleset(["initial-tonk-50-only"]).options["initial_tonk_totals"] == [50]
     with pytest.raises(RulesetError, match=r"initial-tonk-50-only makes only 50 an initial tonk, but initial_tonk_totals is \[49, 50\]"):
         load_ruleset(["initial-tonk-50-only"], {"initial_tonk_totals": [49, 50]})
+
+
+def test_initial_tonk_totals_names_the_totals_of_a_hand_record():
+    """C4.13 is a catalogue name a hand record may use: its totals replace 49/50, and it must
+    be given them."""
+    hands = {"P1": T49, "P2": "AS 2S 3S 4H AH", "P3": "KC QC JC 9C 8C"}  # 49, 11, 47
+    case = record(
+        ["initial-tonk-totals"],
+        dealt(hands, dealer="P3", players=P3),
+        options={"initial_tonk_totals": [11]},
+        expected={"end": {"type": "initial_tonk", "player": "P2"}, "hand_totals": {"P1": 49, "P2": 11, "P3": 47}, "ledger": ledger("P1>P2 2 initial_tonk", "P3>P2 2 initial_tonk")},
+    )
+    judge(case)
+    both = record(["initial-tonk-totals"], dealt(hands, dealer="P3", players=P3), options={"initial_tonk_totals": [49, 50, 11]}, expected={"end": {"type": "initial_tonk_draw", "players": ["P1", "P2"]}, "ledger": []})
+    judge(both)
+    with pytest.raises(RulesetError, match="variant initial-tonk-totals needs the option initial_tonk_totals"):
+        load_ruleset(["initial-tonk-totals"])
+    with pytest.raises(RulesetError, match="contradict each other"):
+        load_ruleset(["initial-tonk-totals", "no-initial-tonk"], {"initial_tonk_totals": [11]})
 
 
 def test_low_initial_tonk_pays_a_dealt_13_double():

@@ -132,6 +132,20 @@ def test_a_joker_is_not_part_of_the_base_game():
     judge(case)
 
 
+def test_the_base_game_names_the_stand_in_it_refuses():
+    """A stand-in named without any joker is refused with a message naming that card, not a
+    joker the action never held."""
+    case = record([], position({"P1": "5H 5S 5D KC", "P2": "AC", "P3": "AD"}, table=[("S1", "P2", "7C 8C 9C")]), [
+        act("P1", "draw_stock"),
+        act("P1", "spread", cards="5H 5S 5D", jokers_as={"5H": "5C"}, code="INVALID_SPREAD", rule="A8.1"),
+        act("P1", "hit", card="KC", target="S1", joker_as="10C", code="HIT_DOES_NOT_FIT", rule="A9.2"),
+    ])
+    verdict = judge(case)
+    spread, hit = verdict["actions"][1]["message"], verdict["actions"][2]["message"]
+    assert "5H cannot stand for another card" in spread and "joker" not in spread
+    assert "KC cannot stand for another card" in hit and "joker" not in hit
+
+
 def test_deuces_wild_a_deuce_as_stand_in_or_as_itself():
     case = record(
         ["deuces-wild"],
