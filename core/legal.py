@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .commands import Discard, DrawDiscard, DrawStock, Hit, Knock, LaySpread
-from .turn import can, decide, verify_hit, verify_knock, verify_lay_spread
+from .turn import can, decide, verify_discard, verify_hit, verify_knock, verify_lay_spread
 from .errors import IllegalAction
 from .ruleset import Ruleset
 from .spreads import natural_hit_fits, natural_spread_possible
@@ -129,10 +129,13 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
     :func:`legal_actions_checked`)."""
     if not state.in_hand:
         return []
-    if ruleset.has_vetoes:
-        return legal_actions_checked(state, ruleset)
+    # a veto hook (a house rule refusing some action) reads the position: with one, nothing
+    # is kept from position to position, and every discard is asked too
+    vetoes = ruleset.has_vetoes
     p = state.to_act
     if state.drew is None:
+        if vetoes:
+            return [c for c in turn_start_commands(p) if can(state, c, ruleset)]
         # start of a turn: the turn-start commands that their verify functions accept.
         # Without veto hooks those read nothing of the position but that no card was drawn
         # yet and whether the discard pile holds a card, so their answers are kept per
@@ -172,6 +175,9 @@ def legal_actions(state: State, ruleset: Ruleset) -> list:
                     if _accepts(verify_hit, state, hit, ruleset):
                         out.append(hit)
     discards = discard_commands(p)
+    if vetoes:
+        out += [d for d in map(discards.__getitem__, distinct) if _accepts(verify_discard, state, d, ruleset)]
+        return out
     # verify_discard accepts every card held after a draw when no veto hook exists
     out += map(discards.__getitem__, distinct)  # one Discard per distinct card, in hand order
     return out
