@@ -45,6 +45,7 @@ from .events import Payment, PluginPin, RulesetSpec
 from .hookcalls import HookCalls
 from .hookspecs import TonkHooks
 from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
+from .plugin_guard import register
 
 if TYPE_CHECKING:  # pragma: no cover
     from .commands import Command, PlayerCommand
@@ -176,12 +177,8 @@ class Ruleset:
 
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(TonkHooks)
-        for reg in regs:
-            pm.register(reg.plugin, name=reg.info.name)
-        try:
-            pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            raise RulesetError(f"a variant implements a hook that does not exist: {exc}") from None
+        for reg in regs:  # a house rule the project did not ship is registered with its hooks checked
+            register(pm, reg)
         self.pm = pm
         self.hook = pm.hook
         self._calls = HookCalls(pm, trace=trace)

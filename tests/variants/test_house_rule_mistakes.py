@@ -1,0 +1,118 @@
+"""A house rule's mistakes are clear errors naming its file, the hook and what is wrong
+(docs/variant-authoring.md: ``tonk variants --variant-file`` says whether a file is well
+formed; a hook that raises or answers what its spec does not allow stops the command with
+one ``error:`` line, exit 2, no traceback), never a crash deep in the engine or a game
+stored with a ledger no rule gives."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from tonk.cli.app import app
+from tonk.core import Game
+from tonk.core.errors import VariantFault
+from tonk.variants import load_ruleset
+from tonk.variants.registry import default_registry
+
+HEAD = "from tonk.variants import VariantInfo, hookimpl\nVARIANT = VariantInfo(name='house', summary='a house rule')\n"
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def house_file(tmp_path, body: str):
+    f = tmp_path / "house.py"
+    f.write_text(HEAD + body)
+    return f
+
+
+def play_a_hand(f, players=("a", "b", "c")):
+    """A hand under the file's rule, each player drawing from the stock and discarding
+    the card drawn until it ends (or 60 actions), the legal actions listed at each step."""
+    rs = load_ruleset(["house"], registry=default_registry().with_files([f]))
+    game = Game.new(list(players), ruleset=rs, dealer=players[-1], seed=1)
+    game.deal(seed=3)
+    for _ in range(60):
+        if not game.state.in_hand:
+            break
+        game.legal_actions()
+        if game.state.drew:
+            game.act("discard", card=game.state.drawn_card)
+        else:
+            game.act("draw_stock")
+    return game
+
+
+# a hook that raises: named with the file and the line
+def test_a_hook_that_raises_is_a_variant_fault_naming_the_file_the_hook_and_the_line(tmp_path):
+    f = house_file(tmp_path, "@hookimpl\ndef tonk_veto(state, command, ruleset):\n    raise RuntimeError('veto exploded')\n")
+    with pytest.raises(VariantFault, match=re.escape(f"variant 'house' (file:{f}): tonk_veto raised RuntimeError at line 5: veto exploded")):
+        play_a_hand(f)
+
+
+def test_a_wrapper_that_raises_is_a_variant_fault(tmp_path):
+    f = house_file(tmp_path, "@hookimpl(wrapper=True)\ndef tonk_deck(ruleset):\n    deck = yield\n    return deck[1000]\n")
+    with pytest.raises(VariantFault, match="tonk_deck raised IndexError at line 6"):
+        play_a_hand(f)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("def tonk_card_points(card, ruleset):\n    return '0'", "tonk_card_points answered '0', not a whole number of points"),
+        ("def tonk_player_range(ruleset):\n    return 3", "tonk_player_range answered 3, not a pair of whole numbers"),
+        ("def tonk_deal_size(num_players, ruleset):\n    return '6'", "tonk_deal_size answered '6', not a positive whole number of cards"),
+        ("def tonk_upcard(ruleset):\n    return 'no'", "tonk_upcard answered 'no', not True or False"),
+        ("def tonk_wild_cards(ruleset):\n    return 'JS'", "tonk_wild_cards answered 'JS', not a list of cards"),
+        ("def tonk_initial_tonks(hands, totals, ruleset):\n    return 'a'", "tonk_initial_tonks answered 'a', not a list of players"),
+        ("def tonk_veto(state, command, ruleset):\n    return True", "tonk_veto answered True, not None or an IllegalAction"),
+        ("def tonk_turn_end(state, player, ruleset):\n    return 'stop'", "tonk_turn_end answered 'stop', not None or an Ending"),
+        ("def tonk_knock_outcome(knocker, totals, ruleset):\n    return 'maybe'", "tonk_knock_outcome answered 'maybe', not 'knocker_won' or 'knocker_caught'"),
+        ("def tonk_settle(ending, state, ruleset):\n    return 5", "tonk_settle answered 5, not a list of Payment"),
+        (
+            "def tonk_settle(ending, ruleset):\n    from tonk.core.events import Payment\n    return [Payment(ending.seats[0], 'nobody', 3, 'x')]",
+            "not payments between two different seats of ['a', 'b', 'c']",
+        ),
+        (
+            "def tonk_settle(ending, ruleset):\n    from tonk.core.events import Payment\n    return [Payment(ending.seats[0], ending.seats[1], -4, 'x')]",
+            "not payments of a positive whole amount",
+        ),
+        ("def tonk_check_options(options, variants):\n    return 42", "tonk_check_options answered 42, not None or a sentence"),
+        ("def tonk_spread_candidates(hand, ruleset):\n    return 7", "tonk_spread_candidates answered 7, not a list of SpreadShape"),
+    ],
+)
+def test_an_answer_the_spec_does_not_allow_is_a_variant_fault(tmp_path, body, message):
+    f = house_file(tmp_path, "@hookimpl\n" + body + "\n")
+    with pytest.raises(VariantFault, match=re.escape(f"variant 'house' (file:{f}): ") + ".*" + re.escape(message)):
+        game = play_a_hand(f)
+        game.act("knock")  # a hand that has not ended yet: the knock asks the outcome and the ledger
+
+
+def test_a_well_formed_house_rule_is_not_disturbed_by_the_checks(tmp_path):
+    f = house_file(
+        tmp_path,
+        "@hookimpl\ndef tonk_card_points(card, ruleset):\n    return 0 if card.startswith('7') else None\n"
+        "@hookimpl(wrapper=True)\ndef tonk_settle(ending, state, ruleset):\n"
+        "    ledger = yield\n    return [type(p)(p.from_, p.to, p.amount * 3, p.reason) for p in ledger]\n",
+    )
+    game = play_a_hand(f)
+    assert game.ruleset.hand_total(["7S", "7H", "AS"]) == 1
+    if game.state.in_hand:
+        game.act("knock")
+    ending = game.state.last_ending
+    assert ending is not None and ending.ledger and all(p.amount % 3 == 0 for p in ending.ledger)
+
+
+def test_simulate_with_a_hook_that_raises_is_one_error_line_and_exit_2(tmp_path):
+    f = house_file(tmp_path, "@hookimpl\ndef tonk_settle(ending, state, ruleset):\n    return {s.id: s for s in state.table}['x']\n")
+    try:
+        res = run("simulate", "-n", "5", "--no-store", "--variant-file", str(f), "-v", "house")
+    finally:
+        default_registry.cache_clear()  # simulate loads the file into the process's registry
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+    assert f"variant 'house' (file:{f}): tonk_settle raised KeyError at line 5: 'x'" in res.output.replace("\n", "")
