@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pluggy
 
 from ..core.errors import RulesetError, UnknownVariant
-from ..core.hookspecs import HOOK_NAMES
+from ..core.hookspecs import HOOK_NAMES, TonkHooks
 from ..core.plugin import PROJECT, Registered, VariantInfo, variant_info
+from ..core.plugin_guard import register
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
@@ -118,12 +120,16 @@ class Registry:
         sys.modules[mod_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:  # a user's file: report, do not crash
-            raise RulesetError(f"variant file {str(p)!r} failed to import: {type(exc).__name__}: {exc}") from exc
-        try:
-            return self.add(module, "file", _file_version(module), f"file:{p}")
-        except TypeError as exc:
-            raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
+        except (Exception, SystemExit) as exc:  # a user's file: report, do not crash (nor exit)
+            raise RulesetError(f"variant file {str(p)!r} failed to import: {type(exc).__name__}: {exc}") from None
+        info = getattr(module, "VARIANT", None)
+        if not isinstance(info, VariantInfo):
+            raise RulesetError(f"variant file {str(p)!r} has no VARIANT = VariantInfo(...) attribute, so it is not a tonk variant")
+        # its hooks are checked against the hookspecs now, not when a game first asks them
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(TonkHooks)
+        register(pm, Registered(module, info, "file", _file_version(module), f"file:{p}"))
+        return self.add(module, "file", _file_version(module), f"file:{p}")
 
 
 

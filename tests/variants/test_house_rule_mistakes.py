@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tonk.cli.app import app
-from tonk.core import Game
+from tonk.core import Game, RulesetError
 from tonk.core.errors import VariantFault
 from tonk.variants import load_ruleset
 from tonk.variants.registry import default_registry
@@ -105,6 +105,39 @@ def test_a_well_formed_house_rule_is_not_disturbed_by_the_checks(tmp_path):
         game.act("knock")
     ending = game.state.last_ending
     assert ending is not None and ending.ledger and all(p.amount % 3 == 0 for p in ending.ledger)
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("@hookimpl\ndef tonk_veto(state, cmd, ruleset):\n    return None\n", "Argument(s) {'cmd'} are declared in the hookimpl but can not be found in the hookspec"),
+        ("@hookimpl(wrapper=True)\ndef tonk_veto(state, command, ruleset):\n    return None\n", "Declared as wrapper=True or hookwrapper=True but function is not a generator"),
+        ("@hookimpl\ndef tonk_vet(state, command, ruleset):\n    return None\n", "tonk_vet is marked @hookimpl but tonk has no hook 'tonk_vet'"),
+    ],
+)
+def test_a_malformed_hook_is_refused_when_the_file_is_loaded(tmp_path, body, message):
+    """``tonk variants --variant-file F`` answers "is it well formed?" (the guide, section 2)."""
+    f = house_file(tmp_path, body)
+    with pytest.raises(RulesetError, match=re.escape(f"variant 'house' (file:{f})") + ".*" + re.escape(message)):
+        default_registry().with_files([f])
+    res = run("variants", "--variant-file", str(f))
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert message in res.output.replace("\n", " ").replace("  ", " ") or message in res.output
+
+
+def test_a_file_that_exits_while_imported_is_an_error_not_an_exit(tmp_path):
+    f = tmp_path / "house.py"
+    f.write_text("import sys\nsys.exit(3)\n")
+    with pytest.raises(RulesetError, match=re.escape(f"variant file {str(f)!r} failed to import: SystemExit: 3")):
+        default_registry().with_files([f])
+
+
+def test_a_file_without_a_variant_is_named_by_its_path(tmp_path):
+    f = tmp_path / "house.py"
+    f.write_text("X = 1\n")
+    with pytest.raises(RulesetError) as exc:
+        default_registry().with_files([f])
+    assert str(exc.value) == f"variant file {str(f)!r} has no VARIANT = VariantInfo(...) attribute, so it is not a tonk variant"
 
 
 def test_simulate_with_a_hook_that_raises_is_one_error_line_and_exit_2(tmp_path):
