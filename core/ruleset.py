@@ -228,6 +228,12 @@ class Ruleset:
         self.deck_set: frozenset[str] = frozenset(self.deck)
         draft = self.draft = RulesetDraft(self.options, self.variants, self.deck)
         self.points: dict[str, int] = {c: self.hooks.tonk_card_points(c, draft) for c in self.deck}
+        unvalued = [c for c, v in self.points.items() if v is None]
+        if unvalued:  # the base game values no joker: a variant that deals them says what they count
+            raise RulesetError(
+                f"no variant says what {' '.join(unvalued)} count{'s' if len(unvalued) == 1 else ''} in a hand total"
+                " (tonk_card_points answered None; jokers-wild values its jokers with the option joker_value)"
+            )
         lo, hi = self.hooks.tonk_player_range(draft)
         self.player_range: tuple[int, int] = (lo, hi)
         self.upcard: bool = bool(self.hooks.tonk_upcard(draft))

@@ -149,3 +149,11 @@ def test_simulate_with_a_hook_that_raises_is_one_error_line_and_exit_2(tmp_path)
     assert res.exit_code == 2, res.output
     assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
     assert f"variant 'house' (file:{f}): tonk_settle raised KeyError at line 5: 'x'" in res.output.replace("\n", "")
+
+
+def test_a_card_no_variant_values_is_refused_when_the_ruleset_is_built(tmp_path):
+    """A deck wrapper that adds jokers without saying what they count: the ruleset says so,
+    instead of a TypeError when the first hand is totalled."""
+    f = house_file(tmp_path, "@hookimpl(wrapper=True)\ndef tonk_deck(ruleset):\n    deck = yield\n    return deck + ['X1', 'X2']\n")
+    with pytest.raises(RulesetError, match=re.escape("no variant says what X1 X2 count in a hand total")):
+        load_ruleset(["house"], {"jokers": 2}, registry=default_registry().with_files([f]))
