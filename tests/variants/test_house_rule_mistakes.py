@@ -157,3 +157,23 @@ def test_a_card_no_variant_values_is_refused_when_the_ruleset_is_built(tmp_path)
     f = house_file(tmp_path, "@hookimpl(wrapper=True)\ndef tonk_deck(ruleset):\n    deck = yield\n    return deck + ['X1', 'X2']\n")
     with pytest.raises(RulesetError, match=re.escape("no variant says what X1 X2 count in a hand total")):
         load_ruleset(["house"], {"jokers": 2}, registry=default_registry().with_files([f]))
+
+
+def test_audit_under_a_house_rule_that_raises_cannot_audit_rather_than_blame_the_game(tmp_path):
+    """A game played under a file's rule, audited with a file of the same name and version
+    whose veto raises: the audit cannot be run (exit 2, the fault named); the game is not
+    given a finding (a finding says the recorded game is wrong)."""
+    from tonk.storage import EventStore
+
+    good = tmp_path / "good" / "house.py"
+    good.parent.mkdir()
+    good.write_text(HEAD + "@hookimpl\ndef tonk_veto(state, command, ruleset):\n    return None\n")
+    game = play_a_hand(good)
+    db = tmp_path / "games.db"
+    with EventStore.open(db, create=True) as store:
+        store.append(game.game_id, list(game.events), 0)
+    broken = house_file(tmp_path, "@hookimpl\ndef tonk_veto(state, command, ruleset):\n    return 1 // 0\n")
+    res = run("--db", str(db), "audit", game.game_id, "--variant-file", str(broken))
+    assert res.exit_code == 2, res.output
+    assert "finding" not in res.output and "Traceback" not in res.output
+    assert f"cannot audit: variant 'house' (file:{broken}): tonk_veto raised ZeroDivisionError at line 5" in res.output.replace("\n", "")
