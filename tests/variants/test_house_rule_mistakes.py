@@ -16,6 +16,7 @@ from tonk.core import Game, RulesetError
 from tonk.core.errors import VariantFault
 from tonk.variants import load_ruleset
 from tonk.variants.registry import default_registry
+from variant_helpers import ROOT
 
 HEAD = "from tonk.variants import VariantInfo, hookimpl\nVARIANT = VariantInfo(name='house', summary='a house rule')\n"
 
@@ -177,3 +178,20 @@ def test_audit_under_a_house_rule_that_raises_cannot_audit_rather_than_blame_the
     assert res.exit_code == 2, res.output
     assert "finding" not in res.output and "Traceback" not in res.output
     assert f"cannot audit: variant 'house' (file:{broken}): tonk_veto raised ZeroDivisionError at line 5" in res.output.replace("\n", "")
+
+
+def test_a_hand_record_on_which_a_house_rule_raises_is_that_cases_error(tmp_path):
+    """The case cannot be judged (status error, the fault named, as a ruleset the case cannot
+    build is); the other cases of the file still are."""
+    import json
+
+    from tonk.application.adjudicate import ruleset_loader
+    from tonk.core.adjudication import adjudicate
+
+    f = house_file(tmp_path, "@hookimpl\ndef tonk_veto(state, command, ruleset):\n    return 1 // 0 if command.player == 'P1' else None\n")
+    example = json.loads((ROOT / "examples" / "tonk-variant-example" / "cases.json").read_text())["cases"][0]
+    case = {**example, "id": "H1", "ruleset": {"variants": ["house"], "options": {}}, "expected": {}}
+    case["actions"] = [{k: v for k, v in a.items() if k != "expect"} for a in example["actions"]]
+    verdict = adjudicate(case, load_ruleset=ruleset_loader(default_registry().with_files([f])))
+    assert verdict["status"] == "error", verdict
+    assert verdict["message"] == f"case H1: variant 'house' (file:{f}): tonk_veto raised ZeroDivisionError at line 5: integer division or modulo by zero"
