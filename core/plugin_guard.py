@@ -25,6 +25,7 @@ import traceback
 from types import SimpleNamespace
 from typing import Any, Callable
 
+import msgspec
 import pluggy
 
 from .errors import IllegalAction, RulesetError, TonkError, VariantFault
@@ -33,6 +34,7 @@ from .hookspecs import HOOK_NAMES
 from .plugin import PROJECT, Registered
 from .settlement import Ending
 from .spreads import SpreadShape
+from .state import Spread, State
 
 _MARKER = f"{PROJECT}_impl"
 
@@ -142,27 +144,61 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
 
         @functools.wraps(fn)
         def wrapper(*args: Any) -> Any:
+            before = _pictures(args)
             try:
                 answer = yield from fn(*args)
             except TonkError:
                 raise
             except Exception as exc:
                 raise _raised(where, hook, fn, exc) from None
+            _unchanged(before, names, args, where, hook)
             return _answer(answer, names, args, check, where, hook)
 
         return wrapper
 
     @functools.wraps(fn)
     def call(*args: Any) -> Any:
+        before = _pictures(args)
         try:
             answer = fn(*args)
         except TonkError:
             raise
         except Exception as exc:
             raise _raised(where, hook, fn, exc) from None
+        _unchanged(before, names, args, where, hook)
         return _answer(answer, names, args, check, where, hook)
 
     return call
+
+
+def _picture(x: Any) -> Any:
+    """Plain data standing for what a hook is given, to see whether it changed it (a ruleset,
+    whose options are read-only, is not pictured)."""
+    if x is None or type(x) in (str, int, bool):
+        return x
+    if isinstance(x, State):
+        return x.snapshot()
+    if isinstance(x, (list, tuple)):
+        return [_picture(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _picture(v) for k, v in x.items()}
+    if isinstance(x, Spread):
+        return (x.id, x.owner, x.kind, list(x.cards), dict(x.jokers_as))
+    if isinstance(x, msgspec.Struct):
+        return msgspec.to_builtins(x)
+    return None
+
+
+def _pictures(args: tuple[Any, ...]) -> list[Any]:
+    return [_picture(a) for a in args]
+
+
+def _unchanged(before: list[Any], names: tuple[str, ...], args: tuple[Any, ...], where: str, hook: str) -> None:
+    """A hook never changes what it is given (docs/variant-authoring.md, section 4): the
+    engine's position would no longer be what the events say."""
+    for name, was, arg in zip(names, before, args):
+        if was != _picture(arg):
+            raise VariantFault(f"{where}: {hook} changed the {name} it was given (a hook must not change its arguments)")
 
 
 def _answer(

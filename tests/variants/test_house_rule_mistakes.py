@@ -195,3 +195,23 @@ def test_a_hand_record_on_which_a_house_rule_raises_is_that_cases_error(tmp_path
     verdict = adjudicate(case, load_ruleset=ruleset_loader(default_registry().with_files([f])))
     assert verdict["status"] == "error", verdict
     assert verdict["message"] == f"case H1: variant 'house' (file:{f}): tonk_veto raised ZeroDivisionError at line 5: integer division or modulo by zero"
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (  # once: a card of the stock goes missing
+            "def tonk_veto(state, command, ruleset, done=[]):\n    if not done:\n        done.append(state.stock.pop())",
+            "tonk_veto changed the state it was given",
+        ),
+        ("def tonk_spread_candidates(hand, ruleset):\n    hand.sort()", "tonk_spread_candidates changed the hand it was given"),
+        ("def tonk_knock_outcome(knocker, totals, ruleset):\n    totals[knocker] = 0", "tonk_knock_outcome changed the totals it was given"),
+    ],
+)
+def test_a_hook_that_changes_what_it_is_given_is_a_variant_fault(tmp_path, body, message):
+    """Section 4 of the guide: a hook never changes what it is given; a file's hook that does
+    would leave the engine's position other than its events say (and store that game)."""
+    f = house_file(tmp_path, "@hookimpl\n" + body + "\n")
+    with pytest.raises(VariantFault, match=re.escape(f"variant 'house' (file:{f}): {message}")):
+        game = play_a_hand(f)
+        game.act("knock")
