@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Protocol, Sequence, TypeVar, cast
 
+import msgspec
 import pluggy
 
 from .cards import RANK_OF, is_joker
@@ -65,6 +66,10 @@ def _check_int(name: str, value: Any, spec: OptionSpec) -> int:
     if spec.maximum is not None and value > spec.maximum:
         raise RulesetError(f"option {name} must be at most {spec.maximum}, not {value}")
     return value
+
+
+#: the types an option may have (:class:`~tonk.core.plugin.OptionSpec`)
+OPTION_TYPES = ("int", "bool", "str", "int_list", "int_map")
 
 
 def coerce_option(spec: OptionSpec, value: Any) -> Any:
@@ -126,13 +131,35 @@ def parse_option_text(spec: OptionSpec, text: str) -> Any:
         raise RulesetError(f"option {spec.name}: cannot read {text!r} (give JSON, e.g. [49,50] or {{\"2\":9}})") from None
 
 
+def check_declaration(info: VariantInfo) -> None:
+    """A :class:`RulesetError` saying what is wrong with a variant's declaration (a field of
+    the wrong type, an option of an unknown type or whose default is not of its type), so
+    that a house rule's file is refused when it is loaded, not when a game first uses it."""
+    try:
+        msgspec.convert(msgspec.to_builtins(info), VariantInfo)
+    except (msgspec.ValidationError, TypeError) as exc:
+        raise RulesetError(f"its VARIANT = VariantInfo(...) is malformed: {exc}") from None
+    for spec in info.options:
+        if spec.type not in OPTION_TYPES:
+            raise RulesetError(f"option {spec.name} has the type {spec.type!r}; an option's type is one of {', '.join(OPTION_TYPES)}")
+        if not spec.required:  # a required option's default is only an example
+            coerce_option(spec, spec.default)
+
+
 def declared_options(plugins: Sequence[Registered]) -> tuple[dict[str, OptionSpec], dict[str, str]]:
     """The options the plugins declare (a later declaration wins: a variant may redeclare an
-    option of the base game, e.g. to widen its range) and the plugin that declares each."""
+    option of the base game, e.g. to widen its range) and the plugin that declares each.  A
+    redeclaration keeps the option's type (the rules that read it expect that type)."""
     specs: dict[str, OptionSpec] = {}
     owner: dict[str, str] = {}
     for reg in plugins:
         for spec in reg.info.options:
+            prev = specs.get(spec.name)
+            if prev is not None and prev.type != spec.type:
+                raise RulesetError(
+                    f"variant {reg.info.name} redeclares the option {spec.name} of {owner[spec.name]} as {spec.type}, but it is {prev.type}:"
+                    " a redeclaration may change its default, choices, range or whether it is required, not its type"
+                )
             specs[spec.name] = spec
             owner[spec.name] = reg.info.name
     return specs, owner

@@ -26,6 +26,7 @@ from ..core.errors import RulesetError, UnknownVariant
 from ..core.hookspecs import HOOK_NAMES, TonkHooks
 from ..core.plugin import PROJECT, Registered, VariantInfo, variant_info
 from ..core.plugin_guard import register
+from ..core.ruleset import check_declaration
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
@@ -125,6 +126,10 @@ class Registry:
         info = getattr(module, "VARIANT", None)
         if not isinstance(info, VariantInfo):
             raise RulesetError(f"variant file {str(p)!r} has no VARIANT = VariantInfo(...) attribute, so it is not a tonk variant")
+        try:
+            check_declaration(info)
+        except RulesetError as exc:
+            raise RulesetError(f"variant file {str(p)!r}: {exc}") from None
         # its hooks are checked against the hookspecs now, not when a game first asks them
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(TonkHooks)

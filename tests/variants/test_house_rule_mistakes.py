@@ -215,3 +215,31 @@ def test_a_hook_that_changes_what_it_is_given_is_a_variant_fault(tmp_path, body,
     with pytest.raises(VariantFault, match=re.escape(f"variant 'house' (file:{f}): {message}")):
         game = play_a_hand(f)
         game.act("knock")
+
+
+@pytest.mark.parametrize(
+    "declaration, message",
+    [
+        ("VariantInfo(name=5, summary='x')", "its VARIANT = VariantInfo(...) is malformed: Expected `str`, got `int` - at `$.name`"),
+        ("VariantInfo(name='house', summary='x', options=({'name': 'n'},))", "is malformed: Object missing required field `type` - at `$.options[0]`"),
+        ("VariantInfo(name='house', summary='x', options=(OptionSpec('ratio', 'float', 1.5),))", "option ratio has the type 'float'; an option's type is one of"),
+        ("VariantInfo(name='house', summary='x', options=(OptionSpec('n', 'int', 'abc'),))", "option n must be a whole number, not 'abc'"),
+    ],
+)
+def test_a_malformed_declaration_is_refused_when_the_file_is_loaded(tmp_path, declaration, message):
+    f = tmp_path / "house.py"
+    f.write_text(f"from tonk.variants import OptionSpec, VariantInfo\nVARIANT = {declaration}\n")
+    with pytest.raises(RulesetError, match=re.escape(f"variant file {str(f)!r}: ") + ".*" + re.escape(message)):
+        default_registry().with_files([f])
+
+
+def test_a_redeclared_option_keeps_its_type(tmp_path):
+    """A preset may change a base option's default, choices, range or requiredness; as text,
+    ``cards_per_player`` would reach the deal as 'five' (a ValueError traceback)."""
+    f = tmp_path / "house.py"
+    f.write_text(
+        "from tonk.variants import OptionSpec, VariantInfo\n"
+        "VARIANT = VariantInfo(name='house', summary='x', options=(OptionSpec('cards_per_player', 'str', 'five'),))\n"
+    )
+    with pytest.raises(RulesetError, match=re.escape("variant house redeclares the option cards_per_player of classic as str, but it is int")):
+        load_ruleset(["house"], registry=default_registry().with_files([f]))
