@@ -243,3 +243,19 @@ def test_a_redeclared_option_keeps_its_type(tmp_path):
     )
     with pytest.raises(RulesetError, match=re.escape("variant house redeclares the option cards_per_player of classic as str, but it is int")):
         load_ruleset(["house"], registry=default_registry().with_files([f]))
+
+
+def test_auditing_a_game_of_a_file_without_the_file_says_how_to_give_it(tmp_path):
+    from tonk.storage import EventStore
+
+    f = house_file(tmp_path, "")
+    game = play_a_hand(f)
+    db = tmp_path / "games.db"
+    with EventStore.open(db, create=True) as store:
+        store.append(game.game_id, list(game.events), 0)
+    res = run("--db", str(db), "audit", game.game_id)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert (
+        "the game was recorded with variant 'house' (recorded from file 0), which is not installed;"
+        " it was a one-off file: tonk audit --variant-file FILE loads it"
+    ) in " ".join(res.output.split())
