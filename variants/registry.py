@@ -63,6 +63,9 @@ class Registry:
                 raise RulesetError(
                     f"two plugins claim the variant name {info.name!r}: {existing.source} ({existing.dist}) and {source} ({dist})"
                 )
+        aliased = self._alias.get(info.name)
+        if aliased is not None and aliased != info.name:
+            raise RulesetError(f"variant {info.name!r} ({source}) takes a name that is already an alias of variant {aliased!r}")
         for a in info.aliases:
             owner = self._alias.get(a)
             if a in self._by_name or (owner is not None and owner != info.name):

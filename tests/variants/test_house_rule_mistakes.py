@@ -259,3 +259,12 @@ def test_auditing_a_game_of_a_file_without_the_file_says_how_to_give_it(tmp_path
         "the game was recorded with variant 'house' (recorded from file 0), which is not installed;"
         " it was a one-off file: tonk audit --variant-file FILE loads it"
     ) in " ".join(res.output.split())
+
+
+def test_a_file_named_as_a_catalogue_alias_is_refused(tmp_path):
+    """``mandatory-ace-laydown`` names the catalogue's ``mandatory-laydown``: a file taking
+    that name would silently judge every record naming the alias under the file's rule."""
+    f = tmp_path / "house.py"
+    f.write_text("from tonk.variants import VariantInfo\nVARIANT = VariantInfo(name='mandatory-ace-laydown', summary='x')\n")
+    with pytest.raises(RulesetError, match=re.escape(f"variant 'mandatory-ace-laydown' (file:{f}) takes a name that is already an alias of variant 'mandatory-laydown'")):
+        default_registry().with_files([f])
