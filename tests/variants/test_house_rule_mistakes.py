@@ -257,7 +257,7 @@ def test_auditing_a_game_of_a_file_without_the_file_says_how_to_give_it(tmp_path
     assert res.exit_code == 2 and "Traceback" not in res.output
     assert (
         "the game was recorded with variant 'house' (recorded from file 0), which is not installed;"
-        " it was a one-off file: tonk audit --variant-file FILE loads it"
+        " it was a one-off file: give it with --variant-file FILE"
     ) in " ".join(res.output.split())
 
 
