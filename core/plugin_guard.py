@@ -6,9 +6,9 @@ not.  When one of its hooks raises (anything but the :class:`~tonk.core.errors.T
 a hook may raise, such as ``IllegalAction("INVALID_SPREAD", ...)``) or answers something
 its spec in :mod:`tonk.core.hookspecs` does not allow (a string for a card's points, a
 veto that is not an ``IllegalAction``, a ledger that is not a list of payments between
-the seats), the engine stops with a :class:`~tonk.core.errors.VariantFault` naming the
+the seats) or changes what it is given (the state, a hand, the totals), the engine stops with a :class:`~tonk.core.errors.VariantFault` naming the
 variant, where it comes from (its file), the hook and what is wrong, instead of a crash
-deep in the engine or a game stored with a ledger no rule gives.
+deep in the engine or a game stored with a position or a ledger no rule gives.
 
 :func:`guarded` gives the object a :class:`~tonk.core.ruleset.Ruleset` registers in place
 of such a plugin: the same ``VARIANT`` and the same hook implementations (the same names,
