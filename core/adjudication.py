@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant
+from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, UnknownVariant, VariantFault
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
 from .game import Game, parse_command
 from .handrecord import HandRecord, case_id_of, parse_record
@@ -188,6 +188,8 @@ def adjudicate(raw: Any, index: int = 0, *, load_ruleset: RulesetLoader, format_
         return run_record(rec, ruleset)
     except HandRecordError as exc:
         return {"id": cid, "status": "error", "message": str(exc)}
+    except VariantFault as exc:  # a house rule that fails on this case: the case cannot be judged, the others can
+        return {"id": cid, "status": "error", "message": f"case {cid}: {exc}"}
 
 
 # --- comparing with the expected verdict --------------------------------------------------

@@ -28,7 +28,7 @@ from .commands import Command, DealHand, Discard, DrawDiscard, DrawStock, Hit, K
 from .commitment import PLAIN, expected_commitment
 from .turn import decide
 from .legal import discard_commands, turn_start_commands
-from .errors import IllegalAction, RulesetError
+from .errors import IllegalAction, RulesetError, VariantFault
 from .events import (
     CardDiscarded,
     CardDrawn,
@@ -228,6 +228,8 @@ class _GameAudit:
             # rederive's common case inline: one event, as recorded (none of these is a deal)
             try:
                 expected = decide(state, cmd, ruleset)
+            except VariantFault:  # the rules cannot be run: no finding about the game
+                raise
             except Exception as exc:
                 taken = self.judge(i, e, [], exc)
             else:
@@ -271,6 +273,8 @@ class _GameAudit:
         event ``i`` on."""
         try:
             expected = decide(self.state, cmd, self.ruleset)
+        except VariantFault:  # the rules cannot be run: no finding about the game
+            raise
         except Exception as exc:
             return self.judge(i, e, [], exc)
         return self.judge(i, e, expected, None)

@@ -91,6 +91,12 @@ class RulesetError(TonkError):
     """A ruleset that cannot be built: unknown variant, bad option, conflict."""
 
 
+class VariantFault(RulesetError):
+    """A house rule the project did not ship that raised in one of its hooks or answered
+    something the hook's spec does not allow (:mod:`tonk.core.plugin_guard`): the message
+    names the variant, its file or distribution, the hook and what is wrong."""
+
+
 class UnknownVariant(RulesetError):
     """A variant name that no installed plugin provides."""
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Concatenate, Iterable, Mapping, ParamSpec, Protocol, Sequence, TypeVar, cast
 
+import msgspec
 import pluggy
 
 from .cards import RANK_OF, is_joker
@@ -45,6 +46,7 @@ from .events import Payment, PluginPin, RulesetSpec
 from .hookcalls import HookCalls
 from .hookspecs import TonkHooks
 from .plugin import PROJECT, OptionSpec, Registered, VariantInfo
+from .plugin_guard import register
 
 if TYPE_CHECKING:  # pragma: no cover
     from .commands import Command, PlayerCommand
@@ -64,6 +66,10 @@ def _check_int(name: str, value: Any, spec: OptionSpec) -> int:
     if spec.maximum is not None and value > spec.maximum:
         raise RulesetError(f"option {name} must be at most {spec.maximum}, not {value}")
     return value
+
+
+#: the types an option may have (:class:`~tonk.core.plugin.OptionSpec`)
+OPTION_TYPES = ("int", "bool", "str", "int_list", "int_map")
 
 
 def coerce_option(spec: OptionSpec, value: Any) -> Any:
@@ -125,13 +131,35 @@ def parse_option_text(spec: OptionSpec, text: str) -> Any:
         raise RulesetError(f"option {spec.name}: cannot read {text!r} (give JSON, e.g. [49,50] or {{\"2\":9}})") from None
 
 
+def check_declaration(info: VariantInfo) -> None:
+    """A :class:`RulesetError` saying what is wrong with a variant's declaration (a field of
+    the wrong type, an option of an unknown type or whose default is not of its type), so
+    that a house rule's file is refused when it is loaded, not when a game first uses it."""
+    try:
+        msgspec.convert(msgspec.to_builtins(info), VariantInfo)
+    except (msgspec.ValidationError, TypeError) as exc:
+        raise RulesetError(f"its VARIANT = VariantInfo(...) is malformed: {exc}") from None
+    for spec in info.options:
+        if spec.type not in OPTION_TYPES:
+            raise RulesetError(f"option {spec.name} has the type {spec.type!r}; an option's type is one of {', '.join(OPTION_TYPES)}")
+        if not spec.required:  # a required option's default is only an example
+            coerce_option(spec, spec.default)
+
+
 def declared_options(plugins: Sequence[Registered]) -> tuple[dict[str, OptionSpec], dict[str, str]]:
     """The options the plugins declare (a later declaration wins: a variant may redeclare an
-    option of the base game, e.g. to widen its range) and the plugin that declares each."""
+    option of the base game, e.g. to widen its range) and the plugin that declares each.  A
+    redeclaration keeps the option's type (the rules that read it expect that type)."""
     specs: dict[str, OptionSpec] = {}
     owner: dict[str, str] = {}
     for reg in plugins:
         for spec in reg.info.options:
+            prev = specs.get(spec.name)
+            if prev is not None and prev.type != spec.type:
+                raise RulesetError(
+                    f"variant {reg.info.name} redeclares the option {spec.name} of {owner[spec.name]} as {spec.type}, but it is {prev.type}:"
+                    " a redeclaration may change its default, choices, range or whether it is required, not its type"
+                )
             specs[spec.name] = spec
             owner[spec.name] = reg.info.name
     return specs, owner
@@ -176,12 +204,8 @@ class Ruleset:
 
         pm = pluggy.PluginManager(PROJECT)
         pm.add_hookspecs(TonkHooks)
-        for reg in regs:
-            pm.register(reg.plugin, name=reg.info.name)
-        try:
-            pm.check_pending()
-        except pluggy.PluginValidationError as exc:
-            raise RulesetError(f"a variant implements a hook that does not exist: {exc}") from None
+        for reg in regs:  # a house rule the project did not ship is registered with its hooks checked
+            register(pm, reg)
         self.pm = pm
         self.hook = pm.hook
         self._calls = HookCalls(pm, trace=trace)
@@ -231,6 +255,12 @@ class Ruleset:
         self.deck_set: frozenset[str] = frozenset(self.deck)
         draft = self.draft = RulesetDraft(self.options, self.variants, self.deck)
         self.points: dict[str, int] = {c: self.hooks.tonk_card_points(c, draft) for c in self.deck}
+        unvalued = [c for c, v in self.points.items() if v is None]
+        if unvalued:  # the base game values no joker: a variant that deals them says what they count
+            raise RulesetError(
+                f"no variant says what {' '.join(unvalued)} count{'s' if len(unvalued) == 1 else ''} in a hand total"
+                " (tonk_card_points answered None; jokers-wild values its jokers with the option joker_value)"
+            )
         lo, hi = self.hooks.tonk_player_range(draft)
         self.player_range: tuple[int, int] = (lo, hi)
         self.upcard: bool = bool(self.hooks.tonk_upcard(draft))

@@ -107,7 +107,8 @@ def _check_pins(spec: RulesetSpec, registry: Registry, strict_versions: bool) ->
         if name not in registry:
             pin = spec.plugins.get(name)
             where = f" (recorded from {pin.dist} {pin.version})" if pin else ""
-            raise RulesetError(f"the game was recorded with variant {name!r}{where}, which is not installed")
+            hint = "; it was a one-off file: give it with --variant-file FILE" if pin and pin.dist == "file" else ""
+            raise RulesetError(f"the game was recorded with variant {name!r}{where}, which is not installed{hint}")
     if strict_versions:
         for name, pin in spec.plugins.items():
             if name not in registry:

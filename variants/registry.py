@@ -20,10 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pluggy
 
 from ..core.errors import RulesetError, UnknownVariant
-from ..core.hookspecs import HOOK_NAMES
+from ..core.hookspecs import HOOK_NAMES, TonkHooks
 from ..core.plugin import PROJECT, Registered, VariantInfo, variant_info
+from ..core.plugin_guard import register
+from ..core.ruleset import check_declaration
 
 ENTRY_POINT_GROUP = "tonk.variants"
 
@@ -60,6 +63,9 @@ class Registry:
                 raise RulesetError(
                     f"two plugins claim the variant name {info.name!r}: {existing.source} ({existing.dist}) and {source} ({dist})"
                 )
+        aliased = self._alias.get(info.name)
+        if aliased is not None and aliased != info.name:
+            raise RulesetError(f"variant {info.name!r} ({source}) takes a name that is already an alias of variant {aliased!r}")
         for a in info.aliases:
             owner = self._alias.get(a)
             if a in self._by_name or (owner is not None and owner != info.name):
@@ -118,12 +124,20 @@ class Registry:
         sys.modules[mod_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:  # a user's file: report, do not crash
-            raise RulesetError(f"variant file {str(p)!r} failed to import: {type(exc).__name__}: {exc}") from exc
+        except (Exception, SystemExit) as exc:  # a user's file: report, do not crash (nor exit)
+            raise RulesetError(f"variant file {str(p)!r} failed to import: {type(exc).__name__}: {exc}") from None
+        info = getattr(module, "VARIANT", None)
+        if not isinstance(info, VariantInfo):
+            raise RulesetError(f"variant file {str(p)!r} has no VARIANT = VariantInfo(...) attribute, so it is not a tonk variant")
         try:
-            return self.add(module, "file", _file_version(module), f"file:{p}")
-        except TypeError as exc:
-            raise RulesetError(f"variant file {str(p)!r}: {exc}") from exc
+            check_declaration(info)
+        except RulesetError as exc:
+            raise RulesetError(f"variant file {str(p)!r}: {exc}") from None
+        # its hooks are checked against the hookspecs now, not when a game first asks them
+        pm = pluggy.PluginManager(PROJECT)
+        pm.add_hookspecs(TonkHooks)
+        register(pm, Registered(module, info, "file", _file_version(module), f"file:{p}"))
+        return self.add(module, "file", _file_version(module), f"file:{p}")
 
 
 

@@ -126,3 +126,37 @@ def test_audit_refuses_a_stored_game_pinned_to_a_variant_that_is_not_installed(t
     res = run("--db", str(db), "audit", game.game_id, "--json")
     assert res.exit_code != 0 and "Traceback" not in res.output
     assert "the game was recorded with variant 'sevens-low' (recorded from file 0.3), which is not installed" in res.output.replace("\n", " ")
+
+
+def _guide_block(marker: str) -> str:
+    """The guide's Python code block holding ``marker``, dedented."""
+    import re
+    import textwrap
+
+    guide = (ROOT / "docs" / "variant-authoring.md").read_text()
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```python\n(.*?)```", guide, re.S)]
+    found = [b for b in blocks if marker in b]
+    assert len(found) == 1, f"the guide has {len(found)} Python blocks holding {marker!r}"
+    return found[0]
+
+
+def test_the_guides_deck_wrapper_runs_as_written(tmp_path):
+    from tonk.core import Game
+    from tonk.variants.registry import default_registry
+
+    house = tmp_path / "my_rule.py"
+    house.write_text("from tonk.variants import VariantInfo, hookimpl\nVARIANT = VariantInfo(name='my-rule', summary='x')\n\n" + _guide_block("def tonk_deck"))
+    rs = load_ruleset(["my-rule"], registry=default_registry().with_files([house]))
+    game = Game.new(["a", "b", "c"], ruleset=rs, dealer="c", seed=1)
+    game.deal(seed=2)
+    game.act("knock")
+    assert len(rs.deck) < 52 and not game.state.in_hand
+
+
+def test_the_guides_library_call_runs_as_written(tmp_path, monkeypatch):
+    """Section 5's pytest snippet, with the worked example as ``my_rule.py`` and ``case``
+    the example's hand record."""
+    (tmp_path / "my_rule.py").write_text(EXAMPLE_FILE.read_text())
+    monkeypatch.chdir(tmp_path)
+    case = json.loads((EXAMPLE / "cases.json").read_text())["cases"][0]
+    exec(compile(_guide_block("adjudicate(case"), "variant-authoring.md", "exec"), {"case": case})
