@@ -149,7 +149,7 @@ def audit_cmd(
     all_games: bool = typer.Option(False, "--all", "-a", help="Audit every game in the store."),
     json_out: bool = typer.Option(False, "--json", help="Print the results as JSON (docs/cli-json.md)."),
     rules: list[str] = variant_option("Re-adjudicate under these house rules instead (repeatable; 'classic' = the base game)."),
-    option: list[str] = option_option("Re-adjudicate with this ruleset option KEY=VALUE (repeatable; with or without --variant)."),
+    option: list[str] = option_option("Re-adjudicate with this ruleset option KEY=VALUE (repeatable; without --variant the game's own house rules are kept)."),
     variant_file: list[Path] = variant_file_option(),
     db: Optional[str] = db_option(),
 ) -> None:
@@ -173,7 +173,8 @@ def audit_cmd(
             if rules or option:
                 known = store.game_ids()
                 ids = known if all_games else list(dict.fromkeys(resolve_game_id(store, g, known) for g in game_ids))
-                code = _reconsider(store, ids, [r for r in rules if r != "classic"], option, json_out, registry)
+                # no --variant: the game's own house rules (only the options change)
+                code = _reconsider(store, ids, [r for r in rules if r != "classic"] if rules else None, option, json_out, registry)
             elif all_games:  # streamed from one scan of the store, no list of ids
                 code = _audit(store, None, json_out, registry)
             else:
@@ -240,7 +241,10 @@ def _audit(store, ids: list[str] | None, json_out: bool, registry=None) -> int:
     return 1 if summary["with_findings"] else 0
 
 
-def _reconsider(store, ids: list[str], variants: list[str], option: list[str], json_out: bool, registry=None) -> int:
+def _reconsider(store, ids: list[str], variants: list[str] | None, option: list[str], json_out: bool, registry=None) -> int:
+    """Re-adjudicate each game under ``variants`` (``None``: the variants it was recorded
+    under) with the ``option`` texts (``K=V``; options not given keep their recorded values
+    where the rules declare them)."""
     from ..core.events import GameStarted
     from ..application.reconsider import reconsider, to_builtins
     from ..variants.loading import build_ruleset
@@ -252,7 +256,8 @@ def _reconsider(store, ids: list[str], variants: list[str], option: list[str], j
         first = events[0] if events else None
         if not isinstance(first, GameStarted):
             raise Failure(f"game {gid} does not start with game_started (run tonk audit on it)")
-        ruleset = build_ruleset(variants, option, carry_from=first.ruleset, registry=registry)
+        names = list(first.ruleset.variants) if variants is None else variants
+        ruleset = build_ruleset(names, option, carry_from=first.ruleset, registry=registry)
         results.append(to_builtins(reconsider(events, ruleset)))
     if json_out:
         print_json({"games": results})

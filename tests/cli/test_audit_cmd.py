@@ -196,3 +196,17 @@ def test_reconsider_mode_shows_each_hand_and_the_payout_difference(tonk, db, rec
     assert [h["hand_no"] for h in r["hands"]] == [1, 2]
     assert {h["status"] for h in r["hands"]} <= {"same", "different", "ended_early", "stopped", "unfinished", "not_comparable"}
     assert any(h["status"] == "ended_early" and h["reconsidered"]["end"] == "turn_cap" for h in r["hands"])
+
+
+def test_reconsidering_only_an_option_keeps_the_recorded_house_rules(tonk, db, record_game):
+    """`tonk audit GAME -o base_stake=2` (the README's "the same actions at another stake")
+    asks the game's own rules at another stake; `-v classic` asks the base game instead."""
+    game = record_game(db, seed=5, hands=2, variants=("knock-limit",))
+    result = tonk("audit", game.game_id, "-o", "base_stake=2")
+    assert result.exit_code == 0, result.stderr
+    assert "  recorded under:     knock-limit\n" in result.stdout
+    assert "  reconsidered under: knock-limit (base_stake=2)\n" in result.stdout, result.stdout
+    (r,) = json.loads(tonk("audit", game.game_id, "-o", "base_stake=2", "--json").stdout)["games"]
+    assert r["rules"]["variants"] == ["knock-limit"] and r["rules"]["options"]["max_knock_count"] == 10
+    (r,) = json.loads(tonk("audit", game.game_id, "-v", "classic", "-o", "base_stake=2", "--json").stdout)["games"]
+    assert r["rules"]["variants"] == []
