@@ -126,7 +126,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         who = end.get("player") or ", ".join(str(p) for p in end.get("players", []))
         outcome = f" ({safe(end['outcome'])})" if end.get("outcome") else ""
         lines.append(f"  end: [bold]{safe(end['type'])}[/bold] {safe(who)}{outcome}")
-        lines += end_rule_lines(end)
+        lines += end_rule_lines(v.get("end_rule"))
     for p, h in v["final_hands"].items():
         lines.append(f"    {safe(p)}: {cards(h)}  total {v['hand_totals'][p]}")
     for s in v["final_table"]:
@@ -135,7 +135,7 @@ def _print_case(v: dict[str, Any], raw: dict[str, Any], diffs: list[str] | None)
         lines.append("  ledger:")
         for line in ledger_lines(v["ledger"], _stake(raw)):
             lines.append(f"    {line}")
-        lines += payment_rule_lines(v["ledger"], end=v["end"])
+        lines += payment_rule_lines(v.get("payment_rules"), end_rule=v.get("end_rule"))
     else:
         lines.append("  ledger: [dim]no payments[/dim]")
     lines.append("  net: " + ", ".join(f"{safe(p)} {n:+d}" for p, n in v["net"].items()) + f"; next dealer {safe(v['next_dealer'])}")

@@ -60,18 +60,19 @@ def net_text(net: dict[str, int]) -> str:
 def outcome_lines(v: dict[str, Any], stake: int | None) -> list[str]:
     """The ending, ledger and net: settled as for version 1, or each open outcome."""
     if not v.get("open"):
-        lines = [f"  end: {end_text(v['end'])}", *end_rule_lines(v["end"])]
+        lines = [f"  end: {end_text(v['end'])}", *end_rule_lines(v.get("end_rule"))]
     else:
         lines = [f"  end: [yellow]open[/yellow], {len(v['outcomes'])} possible outcomes"]
     lines += final_lines(v)
     if not v.get("open"):
-        lines += _ledger(v["ledger"], stake, "  ", v["end"])
+        lines += _ledger(v["ledger"], stake, "  ", v)
         lines.append(f"  net: {net_text(v['net'])}; next dealer {safe(v['next_dealer'])}")
         return lines
-    for i, o in enumerate(v["outcomes"], 1):
+    settled_by = v.get("outcome_rules") or [{}] * len(v["outcomes"])  # outcome_rules[i] settles outcomes[i]
+    for i, (o, rules) in enumerate(zip(v["outcomes"], settled_by), 1):
         lines.append(f"  outcome {i}: {end_text(o['end'])}")
-        lines += end_rule_lines(o["end"], "      ")
-        lines += _ledger(o["ledger"], stake, "    ", o["end"])
+        lines += end_rule_lines(rules.get("end_rule"), "      ")
+        lines += _ledger(o["ledger"], stake, "    ", rules)
         lines.append(f"    net: {net_text(o['net'])}")
     lines.append(f"  decided by: {safe(v['decided_by'])}")
     lines.append(f"  next dealer {safe(v['next_dealer'])}")
@@ -95,7 +96,9 @@ def final_lines(v: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str, end: dict[str, Any] | None = None) -> list[str]:
+def _ledger(ledger: list[dict[str, Any]], stake: int | None, indent: str, settled: dict[str, Any]) -> list[str]:
+    """A ledger and the rules behind its payments (``settled``: the verdict, or the outcome's
+    entry of ``outcome_rules``, that carries ``end_rule`` and ``payment_rules``)."""
     if not ledger:
         return [f"{indent}ledger: [dim]no payments[/dim]"]
-    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(ledger, indent + "  ", end)
+    return [f"{indent}ledger:"] + [f"{indent}  {line}" for line in ledger_lines(ledger, stake)] + payment_rule_lines(settled.get("payment_rules"), indent + "  ", settled.get("end_rule"))

@@ -1,6 +1,8 @@
 """The one-line statements of the rules a verdict cites, as ``tonk adjudicate`` prints them
 under the verdicts (:mod:`tonk.core.rule_statements`): the rule each refused action breaks,
-the rule that settles the ending and the rules behind the payments."""
+the rule that settles the ending and the rules behind the payments.  Each id is the
+verdict's own (``rule``, ``end_rule``, ``payment_rules``): the verdict chose it under the
+case's ruleset, and nothing here maps an ending or a payment to a rule again."""
 
 from __future__ import annotations
 
@@ -40,34 +42,15 @@ def action_rule_lines(actions: Iterable[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def end_rule(end: dict[str, Any] | None) -> str | None:
-    """The rule id that settles an ending (``None``: no ending, or none this engine states)."""
-    from ..core.rule_statements import UnknownRule, ending_rule
-
-    if not isinstance(end, dict):
-        return None
-    try:
-        return ending_rule(str(end.get("type")), end.get("outcome"))
-    except UnknownRule:
-        return None
+def end_rule_lines(rule_id: Any, indent: str = "    ") -> list[str]:
+    """Under an ending: the rule that settles it, the verdict's ``end_rule`` (none: no ending,
+    or an ending no rule here states)."""
+    return [_line(indent, "rule ", rule_id)] if rule_id else []
 
 
-def end_rule_lines(end: dict[str, Any] | None, indent: str = "    ") -> list[str]:
-    """Under an ending: the rule that settles it."""
-    rule_id = end_rule(end)
-    return [] if rule_id is None else [_line(indent, "rule ", rule_id)]
-
-
-def payment_rule_lines(ledger: list[dict[str, Any]], indent: str = "    ", end: dict[str, Any] | None = None) -> list[str]:
-    """Under a ledger: the rule behind each kind of payment in it, once each (not the rule
-    of the ending ``end``, already stated under it)."""
-    from ..core.rule_statements import UnknownRule, payment_rule
-
-    ids = []
-    for p in ledger:
-        try:
-            ids.append(payment_rule(str(p.get("reason"))))
-        except UnknownRule:
-            continue
-    stated = end_rule(end)
-    return [_line(indent, "rule ", r) for r in dict.fromkeys(ids) if r != stated]
+def payment_rule_lines(payment_rules: Any, indent: str = "    ", end_rule: Any = None) -> list[str]:
+    """Under a ledger: the rule behind each kind of payment in it, once each, from the
+    verdict's ``payment_rules`` (reason -> rule id); not the ending's rule ``end_rule``,
+    already stated under it."""
+    ids = payment_rules.values() if isinstance(payment_rules, dict) else ()
+    return [_line(indent, "rule ", r) for r in dict.fromkeys(ids) if r and r != end_rule]

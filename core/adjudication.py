@@ -5,7 +5,9 @@ every recorded action through :class:`~tonk.core.game.Game` (illegal ones are
 rejected with their code and rule and change nothing) and returns the
 verdict: per-action results and the ``deal``, ``end``, ``final_hands``,
 ``final_table``, ``final_piles``, ``hand_totals``, ``ledger``, ``net`` and
-``next_dealer`` blocks exactly as ``cases/README.md`` shapes ``expected``.
+``next_dealer`` blocks exactly as ``cases/README.md`` shapes ``expected``, with the
+rules that settle the ending and the payments under the case's ruleset (``end_rule``,
+``payment_rules``: :func:`tonk.core.rule_statements.settling_rules`).
 ``compare`` lists the differences between a verdict and ``expected``.
 """
 
@@ -18,6 +20,7 @@ from .errors import HandRecordError, IllegalAction, RulesetError, SetupError, Un
 from .events import CardDrawn, EmptyStockCalled, SpreadFacts, SpreadLaid
 from .game import Game, parse_command
 from .handrecord import HandRecord, case_id_of, parse_record
+from .rule_statements import settling_rules
 from .ruleset import Ruleset, RulesetLoader
 from .settlement import net_of
 
@@ -154,6 +157,7 @@ def run_record(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     out["final_piles"] = {"stock_size": len(st.stock), "discard_top": st.discard_top}
     out["hand_totals"] = totals
     out["ledger"] = [{"from": p.from_, "to": p.to, "amount": p.amount, "reason": p.reason} for p in ledger]
+    out["end_rule"], out["payment_rules"] = settling_rules(ruleset, out["end"], out["ledger"], totals)
     out["net"] = net_of(rec.players, ledger)
     out["next_dealer"] = st.left_of(rec.dealer)
     out["events"] = len(game.events)

@@ -22,6 +22,7 @@ from .events import CardDrawn, EmptyStockCalled, SpreadLaid
 from .game import parse_command
 from .handrecord import HandRecord
 from .partial_worlds import PATH_BLIND_EXCEPT, VALUE_BLIND, Place, classes_of, worlds
+from .rule_statements import settling_rules
 from .ruleset import Ruleset
 from .settlement import net_of
 
@@ -370,6 +371,12 @@ def _outcome(w: World) -> dict[str, Any]:
     return {"end": w.end, "ledger": w.ledger, "net": w.net}
 
 
+def _outcome_rules(w: World, ruleset: Ruleset) -> dict[str, Any]:
+    """The rules that settle a world's ending and payments, as a format-1 verdict carries them."""
+    end_rule, payment_rules = settling_rules(ruleset, w.end, w.ledger, w.totals)
+    return {"end_rule": end_rule, "payment_rules": payment_rules}
+
+
 def _outcome_key(w: World) -> str:
     """The same for two worlds with the same ending, net and ledger (as a multiset)."""
     return _key({"end": w.end, "ledger": sorted(w.ledger, key=_key), "net": w.net})
@@ -413,8 +420,12 @@ def run_partial(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     out: dict[str, Any] = {"id": rec.id, "status": "ok", "title": rec.title, "format_version": 2}
     out["actions"] = [_action_verdict(a, [w.actions[i] for w in found]) for i, a in enumerate(rec.actions)]
     outcomes: dict[str, dict[str, Any]] = {}
+    rules: dict[str, dict[str, Any]] = {}  # the same keys: each outcome's end_rule and payment_rules
     for w in found:
-        outcomes.setdefault(_outcome_key(w), _outcome(w))
+        key = _outcome_key(w)
+        if key not in outcomes:
+            outcomes[key] = _outcome(w)
+            rules[key] = _outcome_rules(w, ruleset)
     if len(outcomes) == 1:
         only = next(iter(outcomes.values()))
         out["end"] = only["end"]
@@ -432,13 +443,17 @@ def run_partial(rec: HandRecord, ruleset: Ruleset) -> dict[str, Any]:
     out["final_piles"] = {k: _settle([w.piles[k] for w in found]) for k in ("stock_size", "discard_top")}
     out["hand_totals"] = totals
     if len(outcomes) == 1:
+        (settled,) = rules.values()
+        out["end_rule"] = settled["end_rule"]
         out["ledger"] = only["ledger"]
+        out["payment_rules"] = settled["payment_rules"]
         out["net"] = only["net"]
         out["open"] = False
     else:
         open_actions = [i for i, a in enumerate(out["actions"]) if a["legal"] == "open"]
         out["open"] = True
         out["outcomes"] = list(outcomes.values())
+        out["outcome_rules"] = list(rules.values())  # outcome_rules[i] settles outcomes[i]
         out["decided_by"] = decided_by(rec, found, outcomes, open_actions)
     out["next_dealer"] = rec.players[(rec.players.index(rec.dealer) + 1) % len(rec.players)]
     out["worlds"] = len(found)

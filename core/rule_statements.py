@@ -13,6 +13,7 @@ The two ids that are no rule of the game (``log``, ``chain``) cite ``docs/cli-js
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from .errors import TonkError
 from .names import quoted
@@ -46,7 +47,9 @@ _A12 = 'A12. End of hand and payments ("POST-PLAY (PAYOUT)")'
 _B_ENGINE = "Engine-level ambiguities (texts silent)"
 _C1 = "C1. Variants in the seed documents"
 _C3 = "C3. Card values and deck"
+_C4 = "C4. Initial (dealt-hand) tonk"
 _C5 = "C5. Turn structure and knocking"
+_C6 = "C6. End of hand and payouts"
 #: the ids that are no rule of the game: the audit's checks of the record itself
 RECORD_SECTION = "the game's record (docs/cli-json.md, audit findings)"
 
@@ -75,14 +78,22 @@ RULES: tuple[RuleStatement, ...] = (
     RuleStatement("B-31", _B_ENGINE, "the rules never force an end with an empty stock; a host-set turn cap ends such a hand with no payments"),
     RuleStatement("V:no-initial-discard", _C1, "house rule: no card is turned up after the deal; the first player draws from the stock (or knocks) and the discard pile starts with the first discard"),
     RuleStatement("V:mandatory-laydown", _C1, "house rule: you may not end a turn by discarding while your hand holds a spread, except a book of exactly three aces"),
+    RuleStatement("V:double-requires-new-spread", _C1, "house rule: a tonk out pays double only if the player laid a new spread (new_spread_scope); going out by hits only wins the basic stake from each player"),
     RuleStatement("V:jokers-wild", _C3, "house rule: the two jokers are wild and stand for any card a spread needs; which card must be clear"),
     RuleStatement("V:deuces-wild", _C3, "house rule: the four 2s are wild too and stand for any card a spread needs; which card must be clear"),
+    RuleStatement("V:initial-tonk-50-only", _C4, "house rule: only a dealt 50 is an initial tonk (not 49): the hand is not played and each player pays it twice the stake; two or more are a draw"),
+    RuleStatement("V:initial-tonk-totals", _C4, "house rule: the dealt totals that make an initial tonk are those the table agreed (initial_tonk_totals); each player pays it twice the stake; two or more draw"),
+    RuleStatement("V:low-initial-tonk", _C4, "house rule: a dealt total at or below low_tonk_max (13 unless agreed) is an initial tonk too, paid twice the stake by each player; two or more are a draw"),
+    RuleStatement("V:multiple-initial-tonks-all-paid", _C4, "house rule: if several players are dealt an initial tonk, each player without one pays each of them twice the stake; tonk players do not pay each other"),
     RuleStatement("V:knock-limit", _C5, "house rule: you may knock only with a hand total at or below the agreed limit"),
     RuleStatement("V:hit-penalty", _C5, "house rule: a player whose spread another player hits may not knock on their next turn; each further hit adds turns"),
     RuleStatement("V:one-hit-per-turn", _C5, "house rule: at most one card may be hit onto spreads per turn"),
     RuleStatement("V:discard-pick-must-meld", _C5, "house rule: the discard-pile top may be taken only to use it at once in a spread or hit, never to keep in hand"),
     RuleStatement("V:hit-runs-only", _C5, "house rule: cards may be hit only onto runs, not onto books"),
     RuleStatement("V:no-rediscard-of-pick", _C5, "house rule: the card taken from the discard pile may not be discarded in the same turn"),
+    RuleStatement("V:caught-scheme", _C6, "house rule: when the knocker is caught, who pays whom follows the scheme the table agreed (option caught_scheme, rules.md C6.29), not A12.5-A12.6"),
+    RuleStatement("V:stock-tie", _C6, "house rule: if the stock runs dry and two or more players tie for the lowest total, the hand is a draw and nobody is paid"),
+    RuleStatement("V:stock-end-immediate", _C6, "house rule: the hand ends once the turn that drew the last stock card is over, and is settled as a dry stock (A12.8)"),
     RuleStatement("log", RECORD_SECTION, "not a rule of the game: a game's log starts with game_started, each event follows from an action, nothing follows game_ended"),
     RuleStatement("chain", RECORD_SECTION, "not a rule of the game: each stored event is linked by hash to the one before it, so no event can change unseen"),
 )
@@ -153,3 +164,102 @@ def ending_rules() -> dict[str, str]:
 def payment_rules() -> dict[str, str]:
     """Every ledger ``reason`` -> the rule id that makes the payment."""
     return dict(_PAYMENT_RULES)
+
+
+class RulesetFacts(Protocol):
+    """What the choice of a settling rule reads of a ruleset (a :class:`~tonk.core.ruleset.Ruleset`)."""
+
+    @property
+    def variants(self) -> Sequence[str]: ...
+
+    @property
+    def options(self) -> Mapping[str, Any]: ...
+
+
+_BASE_TONK_TOTALS = [49, 50]
+
+
+def _totals_rule(rules: RulesetFacts) -> str:
+    """The rule naming the dealt totals that are an initial tonk: A5 for 49 or 50, else the
+    house rule whose option says which (``initial_tonk_totals``, A5.1, C4.12, C4.13)."""
+    wanted = sorted(rules.options.get("initial_tonk_totals", _BASE_TONK_TOTALS))
+    if wanted == _BASE_TONK_TOTALS:
+        return "A5.2"
+    return "V:initial-tonk-50-only" if wanted == [50] else "V:initial-tonk-totals"
+
+
+def _initial_tonk_rule(rules: RulesetFacts, total: int | None) -> str:
+    """The rule that made a dealt ``total`` an initial tonk (``None``: not known)."""
+    wanted = rules.options.get("initial_tonk_totals", _BASE_TONK_TOTALS)
+    if "low-initial-tonk" in rules.variants and (total is None or total not in wanted):
+        return "V:low-initial-tonk"
+    return _totals_rule(rules)
+
+
+def _ending_rule_under(rules: RulesetFacts, end: Mapping[str, Any], ledger: Sequence[Mapping[str, Any]], totals: Mapping[str, int]) -> str | None:
+    kind = str(end.get("type"))
+    variants = rules.variants
+    if kind == "initial_tonk":
+        return _initial_tonk_rule(rules, totals.get(str(end.get("player"))))
+    if kind == "initial_tonk_draw":
+        if "multiple-initial-tonks-all-paid" in variants:
+            return "V:multiple-initial-tonks-all-paid"
+        tonks = {_initial_tonk_rule(rules, totals.get(str(p))) for p in end.get("players") or ()}
+        if "V:low-initial-tonk" in tonks:
+            return "V:low-initial-tonk"
+        base = _totals_rule(rules)
+        return "A5.3" if base == "A5.2" else base
+    if kind == "tonk_out" and "double-requires-new-spread" in variants:
+        return "V:double-requires-new-spread"
+    if kind == "knock" and end.get("outcome") == "knocker_caught" and rules.options.get("caught_scheme", "pagat") != "pagat":
+        return "V:caught-scheme"
+    if kind == "stock_exhausted":
+        if rules.options.get("stock_tie", "split_as_catch") == "draw" and not ledger:  # a tie for lowest: nobody paid
+            return "V:stock-tie"
+        if "stock-end-immediate" in variants:
+            return "V:stock-end-immediate"
+    try:
+        return ending_rule(kind, end.get("outcome"))
+    except UnknownRule:  # an ending of a third-party variant
+        return None
+
+
+def _payment_rule_under(rules: RulesetFacts, reason: str, end: Mapping[str, Any], end_rule: str | None) -> str | None:
+    if reason == "initial_tonk" and end.get("type") in ("initial_tonk", "initial_tonk_draw") and end_rule not in (None, "A5.3"):
+        return end_rule  # paid by the rule that made the tonk (or, all paid, the draw)
+    if reason == "tonk_out" and "double-requires-new-spread" in rules.variants:
+        return "V:double-requires-new-spread"
+    if reason in ("caught_penalty", "low_hand") and rules.options.get("caught_scheme", "pagat") != "pagat":
+        return "V:caught-scheme"
+    try:
+        return payment_rule(reason)
+    except UnknownRule:  # a payment of a third-party variant
+        return None
+
+
+def settling_rules(
+    rules: RulesetFacts,
+    end: Mapping[str, Any] | None,
+    ledger: Iterable[Mapping[str, Any]],
+    totals: Mapping[str, int],
+) -> tuple[str | None, dict[str, str]]:
+    """The rule that settles a verdict's ending and, per ledger ``reason``, the rule that
+    makes those payments, under the ruleset ``rules`` (its variants and resolved options):
+    a house rule of section C (``V:<variant>``) where it or a non-default option changes the
+    settlement (a caught scheme, a dry-stock draw, other initial-tonk totals, ...), the base
+    rule of A5/A12 otherwise.  ``end``, ``ledger`` and ``totals`` are the verdict's
+    ``end``, ``ledger`` and ``hand_totals`` (an initial tonk's rule depends on the dealt
+    total).  ``(None, {})`` for a hand that has not ended; a reason or ending of a
+    third-party variant has no rule here and is left out."""
+    if end is None:
+        return None, {}
+    entries = list(ledger)
+    end_rule = _ending_rule_under(rules, end, entries, totals)
+    payments: dict[str, str] = {}
+    for entry in entries:
+        reason = str(entry.get("reason"))
+        if reason not in payments:
+            rule_id = _payment_rule_under(rules, reason, end, end_rule)
+            if rule_id is not None:
+                payments[reason] = rule_id
+    return end_rule, payments

@@ -97,7 +97,7 @@ async def dispute_page() -> Response:
     return _page("dispute.html")
 
 
-@get("/rules", summary="Every rule id a verdict can cite with its one-line statement (as tonk rules --json), and the rule of each ending and payment", guards=[public_rate], responses=errors(429))
+@get("/rules", summary="Every rule id a verdict can cite with its one-line statement (as tonk rules --json), and the base game's rule of each ending and payment", guards=[public_rate], responses=errors(429))
 async def rule_statements() -> dict[str, Any]:
     from ..core.rule_statements import RULES, ending_rules, payment_rules
 

@@ -27,7 +27,7 @@ def test_rules_json_lists_id_section_and_statement_in_order():
     assert json.loads(r.out) == {"rules": [{"id": x.id, "section": x.section, "statement": x.text} for x in RULES]}
 
 
-@pytest.mark.parametrize("typed, rule_id", [("A7.4", "A7.4"), ("a7.4", "A7.4"), ("V:knock-limit", "V:knock-limit"), ("knock-limit", "V:knock-limit"), ("log", "log"), ("mandatory-ace-laydown", "V:mandatory-laydown"), ("V:mandatory-ace-laydown", "V:mandatory-laydown")])
+@pytest.mark.parametrize("typed, rule_id", [("A7.4", "A7.4"), ("a7.4", "A7.4"), ("V:knock-limit", "V:knock-limit"), ("knock-limit", "V:knock-limit"), ("log", "log"), ("mandatory-ace-laydown", "V:mandatory-laydown"), ("V:mandatory-ace-laydown", "V:mandatory-laydown"), ("caught-scheme", "V:caught-scheme"), ("double-for-new-spread", "V:double-requires-new-spread")])
 def test_one_rule_by_its_id_in_any_case_or_a_house_rules_name_or_alias(typed, rule_id):
     (rule,) = [x for x in RULES if x.id == rule_id]
     r = tonk("rules", typed)

@@ -73,7 +73,8 @@ def test_every_rule_id_in_the_engines_source_has_a_statement():
 
 
 def _case_files() -> list[Path]:
-    return [public_cases_path(), ROOT / "tests" / "core" / "fixtures" / "referee-cases.json", ROOT / "examples" / "disputed-hands.json"]
+    fixtures = ROOT / "tests" / "core" / "fixtures"
+    return [public_cases_path(), fixtures / "referee-cases.json", ROOT / "examples" / "disputed-hands.json", fixtures / "variant-settlements.json"]
 
 
 def _verdicts():
@@ -86,16 +87,20 @@ def _verdicts():
 
 @functools.cache
 def _cited_by_verdicts() -> tuple[frozenset[str], frozenset[tuple[str, str | None]], frozenset[str]]:
-    """The rules the verdicts over every case file name, the endings and the ledger reasons."""
+    """The rules the verdicts over every case file name (of refused actions, ``end_rule`` and
+    ``payment_rules``), the endings and the ledger reasons."""
     cited, endings, reasons = set(), set(), set()
     for v in _verdicts():
         cited |= {a["rule"] for a in v["actions"] if not a["legal"]}
         if v["end"] is not None:
             endings.add((v["end"]["type"], v["end"].get("outcome")))
-            cited.add(ending_rule(v["end"]["type"], v["end"].get("outcome")))
-        for entry in v["ledger"]:
-            reasons.add(entry["reason"])
-            cited.add(payment_rule(entry["reason"]))
+            assert v["end_rule"] is not None, v["id"]
+            cited.add(v["end_rule"])
+        else:
+            assert (v["end_rule"], v["payment_rules"]) == (None, {}), v["id"]
+        assert set(v["payment_rules"]) == {entry["reason"] for entry in v["ledger"]}, v["id"]
+        reasons |= set(v["payment_rules"])
+        cited |= set(v["payment_rules"].values())
     return frozenset(cited), frozenset(endings), frozenset(reasons)
 
 

@@ -37,7 +37,7 @@ ROOT = HERE.parents[1]
 CORPUS = HERE / "corpus"
 
 #: values for options a variant requires (no default)
-REQUIRED = {"cards_per_player": 7, "joker_value": 0, "caught_scheme": "double_to_low_plus_others_base"}
+REQUIRED = {"cards_per_player": 7, "joker_value": 0, "caught_scheme": "double_to_low_plus_others_base", "initial_tonk_totals": [49, 50, 11]}
 #: players per variant, where the default table of three does not show the variant
 PLAYERS = {"more-players": 4}
 

@@ -8,6 +8,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from tonk.storage import EventStore
 
 from .conftest import Client, play_until_over, run_cli
@@ -70,13 +72,18 @@ def test_replay_and_audit_wait_for_the_game_to_end(client: Client):
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
-def test_adjudicate_answers_exactly_what_the_cli_prints(client: Client):
-    path = EXAMPLES / "disputed-hands.json"
+VARIANT_SETTLEMENTS = EXAMPLES.parent / "tests" / "core" / "fixtures" / "variant-settlements.json"
+
+
+@pytest.mark.parametrize("path", [EXAMPLES / "disputed-hands.json", VARIANT_SETTLEMENTS], ids=["disputed-hands", "variant-settlements"])
+def test_adjudicate_answers_exactly_what_the_cli_prints(client: Client, path: Path):
     cli = run_cli("adjudicate", str(path), "--json")
     assert cli.returncode in (0, 1), cli.stderr
     r = client.http.post("/adjudicate", content=path.read_bytes())
     assert r.status_code == 200
     assert r.text == cli.stdout
+    # the rules that settled each verdict under its house rules come along (docs/cli-json.md)
+    assert all("end_rule" in v and "payment_rules" in v for v in r.json()["cases"])
 
 
 def test_adjudicate_refuses_a_body_that_is_not_json(client: Client):

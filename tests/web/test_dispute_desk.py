@@ -147,11 +147,16 @@ def check_page_says(text: str, v: dict) -> None:
     if v.get("open"):
         assert f"Open: {len(v['outcomes'])} outcomes" in text
         assert v["decided_by"] in text
-        for o in v["outcomes"]:
-            assert stated[{"knocker_won": "A12.4", "knocker_caught": "A12.5"}[o["end"]["outcome"]]] in text
+        assert len(v["outcome_rules"]) == len(v["outcomes"])
+        for settled in v["outcome_rules"]:  # the rules the engine says settled each outcome
+            for rule_id in (settled["end_rule"], *settled["payment_rules"].values()):
+                assert f"Rule {rule_id}: {stated[rule_id]}" in text
         for o in v["outcomes"]:
             assert "Net: " + ", ".join(f"{p} {n:+d}".replace("-", "\u2212").replace("+0", "0") for p, n in o["net"].items()) in text
     else:
+        for rule_id in (v["end_rule"], *v["payment_rules"].values()):
+            if rule_id:
+                assert f"Rule {rule_id}: {stated[rule_id]}" in text
         assert "Net: " + ", ".join(f"{p} {n:+d}".replace("-", "\u2212").replace("+0", "0") for p, n in v["net"].items()) in text
 
 
@@ -366,6 +371,30 @@ def test_an_illegal_action_shows_its_violation_and_the_statement_of_its_rule(pag
     assert f"ILLEGAL \u2014 {late['violation']}: {late['message']}" in text
     check_page_says(text, v)
     assert "The hand has not ended." in text
+
+
+VARIANT_SETTLEMENTS = Path(__file__).resolve().parents[1] / "core" / "fixtures" / "variant-settlements.json"
+
+
+@pytest.mark.parametrize(("case_id", "house_rule", "base_rule"), [("CS6", "V:caught-scheme", "A12.5"), ("ST1", "V:stock-tie", "A12.8")])
+def test_under_a_house_rule_that_settles_the_hand_the_desk_shows_its_statement(page, service, tmp_path, case_id, house_rule, base_rule):
+    """The verdict's own ``end_rule``/``payment_rules`` are shown, chosen by the engine under the
+    record's house rules: a caught knocker under dropper_pays_all_stakes (a lower player is paid
+    nothing), a tie at a dry stock under stock-tie (nobody is paid); not the base game's rule."""
+    base, _ = service
+    records = json.loads(VARIANT_SETTLEMENTS.read_text())
+    case = next(c for c in records["cases"] if c["id"] == case_id)
+    path = tmp_path / f"{case_id}.json"
+    path.write_text(json.dumps({**records, "cases": [case]}))
+    open_desk(page, base)
+    page.set_input_files("#load-file", str(path))
+    expect(page.locator("#status")).to_contain_text(f"Loaded {case_id}.json")
+    page.click("#adjudicate")
+    text = verdict_text(page)
+    v = cli_verdict(download(page, "#download-record", tmp_path / "again.json"))
+    assert v["end_rule"] == house_rule
+    check_page_says(text, v)
+    assert f"Rule {house_rule}:" in text and f"Rule {base_rule}:" not in text
 
 
 def test_text_from_a_loaded_record_is_shown_as_text_in_the_page_and_the_saved_verdict(page, service, tmp_path):

@@ -20,7 +20,7 @@ const ACTION_NAMES = {
 };
 
 const ui = {};
-let rules = { rules: [], endings: {}, payments: {} };
+let rules = { rules: [] };  // GET /rules: the statement of each rule id a verdict cites
 let installed = [];  // the installed house rules (GET /variants)
 let state = fresh();
 let verdict = null;  // the last verdict shown, with the record it judged
@@ -738,13 +738,10 @@ function endText(end) {
   return (kinds[end.type] || end.type + " " + who) + outcome + ".";
 }
 
-function endRule(end) {
-  if (!end) return null;
-  return rules.endings[end.type === "knock" ? end.type + ":" + end.outcome : end.type] || null;
-}
-
-// The payments, the rule of each kind of payment (not the ending's rule `stated` again), the net.
-function ledgerBlock(ledger, net, players, stated) {
+// The payments, the rule of each kind of payment (the verdict's or the outcome's
+// `payment_rules`, chosen by the engine under the record's house rules; not the ending's rule
+// `stated` again), the net.
+function ledgerBlock(ledger, paymentRules, net, players, stated) {
   const box = el("div", null, "ledger");
   if (!ledger.length) box.append(el("p", "No payments."));
   else {
@@ -754,7 +751,7 @@ function ledgerBlock(ledger, net, players, stated) {
     box.append(list);
     const seen = new Set();
     for (const p of ledger) {
-      const id = rules.payments[p.reason];
+      const id = (paymentRules || {})[p.reason];
       if (id && id !== stated && !seen.has(id)) { seen.add(id); box.append(ruleLine(id)); }
     }
   }
@@ -794,8 +791,7 @@ function showVerdict(v, record) {
   box.append(el("h3", "The ending"));
   if (!v.open) {
     box.append(el("p", endText(v.end), "ending"));
-    const id = endRule(v.end);
-    if (id) box.append(ruleLine(id));
+    if (v.end_rule) box.append(ruleLine(v.end_rule));
   } else {
     box.append(el("p", "Open: " + v.outcomes.length + " outcomes are possible, depending on cards nobody saw.", "ending"));
   }
@@ -805,19 +801,19 @@ function showVerdict(v, record) {
   box.append(totals);
   if (!v.open) {
     box.append(el("h3", "Payments"));
-    box.append(ledgerBlock(v.ledger, v.net, players, endRule(v.end)));
+    box.append(ledgerBlock(v.ledger, v.payment_rules, v.net, players, v.end_rule));
   } else {
     box.append(el("h3", "What decides it"));
     box.append(el("p", v.decided_by, "decided-by"));
     const outcomes = el("ol", null, "outcomes");
-    for (const o of v.outcomes) {
+    v.outcomes.forEach((o, i) => {
+      const settled = (v.outcome_rules || [])[i] || {};  // outcome_rules[i] settles outcomes[i]
       const li = el("li");
       li.append(el("p", endText(o.end), "ending"));
-      const id = endRule(o.end);
-      if (id) li.append(ruleLine(id));
-      li.append(ledgerBlock(o.ledger, o.net, players, id));
+      if (settled.end_rule) li.append(ruleLine(settled.end_rule));
+      li.append(ledgerBlock(o.ledger, settled.payment_rules, o.net, players, settled.end_rule));
       outcomes.append(li);
-    }
+    });
     box.append(outcomes);
   }
   box.append(el("p", "Next dealer: " + v.next_dealer + ".", "hint"));
