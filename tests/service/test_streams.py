@@ -11,7 +11,7 @@ import pytest
 from seating import sit_at  # tests/support
 from tonk.storage import EventStore
 
-from .conftest import Client, auth, command_body, play_until_over
+from .conftest import Client, auth, command_body, create_in_play, play_until_over
 from .sse import SSE
 
 
@@ -36,7 +36,9 @@ def play_some(client: Client, created: dict, n: int, rng: random.Random) -> None
 
 
 def test_a_seat_stream_starts_with_a_snapshot_then_every_event_with_its_chain_hash(server, client: Client):
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    # in play once seated: the deck can end both hands before a person acts (an initial tonk,
+    # cy's knock), and a stream opened then has no hand's end to send
+    created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
     gid = created["table"]
     s = SSE(f"{server.url}/tables/{gid}/events", auth(created["tokens"]["ann"]))
     assert s.status == 200
