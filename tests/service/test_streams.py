@@ -450,14 +450,18 @@ def test_with_view_turn_a_seat_stream_pushes_the_seats_view_when_its_turn_begins
 
 
 def _turns_begun_after(events: list, seat: str, version: int) -> set[tuple[int, int]]:
-    """The turns of ``seat`` (hand, turn) that began after ``version`` events, by the record."""
+    """The turns of ``seat`` (hand, turn) that began after ``version`` events, by the record:
+    those it acted in (a deal's first turn that an initial tonk ends at once is no turn), less
+    the one it was to act in at ``version`` (the snapshot's)."""
+    from tonk.core.events import TIMED_EVENTS
     from tonk.core.game import Game
 
-    def turn(k: int) -> tuple[int, int] | None:
-        state = Game.replay(events[:k]).state
-        return (state.hand_no, state.turn_no) if state.in_hand and state.to_act == seat and not state.game_over else None
+    def state(k: int):
+        return Game.replay(events[:k]).state
 
-    return {t for t in map(turn, range(version + 1, len(events) + 1)) if t is not None} - {turn(version)}
+    acted = {(s.hand_no, s.turn_no) for s in (state(k) for k in range(version, len(events)) if type(events[k]) in TIMED_EVENTS and events[k].player == seat)}
+    start = state(version)
+    return acted - ({(start.hand_no, start.turn_no)} if start.in_hand and start.to_act == seat else set())
 
 
 def test_the_stream_refuses_an_unknown_view_mode(server, client: Client):
