@@ -146,6 +146,18 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def create_in_play(c: Client, tries: int = 20, **settings: Any) -> dict[str, Any]:
+    """A new table (``Client.create``) whose game is still in play once every person has sat,
+    so a person is to act.  The fair deal's deck can end every hand of a short game before any
+    person acts (an initial tonk, a bot's knock, then the next deal's initial tonk): such a
+    table is replaced, ``tries`` times at most."""
+    for _ in range(tries):
+        created = c.create(**settings)
+        if created["status"] == "playing":
+            return created
+    raise AssertionError(f"{tries} tables in a row ended their game before any person acted: {settings}")
+
+
 @pytest.fixture(scope="module")
 def client(server) -> Client:
     return Client(server.url)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import random
 
-from .conftest import Client, auth, command_body, run_cli
+from .conftest import Client, auth, command_body, create_in_play, run_cli
 
 
 def act_with_view(c: Client, table: str, token: str, body: dict, flag: str = "true"):
@@ -15,7 +15,8 @@ def act_with_view(c: Client, table: str, token: str, body: dict, flag: str = "tr
 
 
 def test_the_answer_holds_the_authors_view_exactly_as_its_get_and_no_other_seats(client: Client):
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "random"}, hand_limit=2)
+    # in play: the deck can end both hands before a person acts (an initial tonk, cy's knock)
+    created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "random"}, hand_limit=2)
     table, tokens = created["table"], created["tokens"]
     views = {s: client.view(table, t).json() for s, t in tokens.items()}
     mover = next(s for s, v in views.items() if v["legal"])
@@ -78,7 +79,8 @@ def test_a_refused_command_answers_its_error_and_no_view(client: Client):
 def test_a_game_played_with_one_request_per_command_audits_clean(server, client: Client):
     """Each seat reads its view once when the turn passes to it; every other next step comes
     from the answer of its own command."""
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    # in play: the deck can end both hands before a person acts (then no command is sent)
+    created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
     table, tokens = created["table"], created["tokens"]
     rng = random.Random(3)
     views = {s: client.view(table, t).json() for s, t in tokens.items()}

@@ -215,8 +215,10 @@ def test_a_timed_table_deals_at_its_sitting_deadline_and_the_record_says_who_had
     server = start_server()
     c = Client(server.url)
     # a turn timer far longer than the test: with 1 s, a busy machine let the timer play the one
-    # hand out before bob's late sit, which then met a finished table (410) instead of the deal
-    created = c.create(sit=False, seats=["ann", "bob"], hand_limit=1, turn_timer=60, sit_deadline=1)
+    # hand out before bob's late sit, which then met a finished table (410) instead of the deal;
+    # and no hand limit: a one-hand game ends at its deal when the deck deals an initial tonk,
+    # and bob's sit met that finished table (410) too
+    created = c.create(sit=False, seats=["ann", "bob"], turn_timer=60, sit_deadline=1)
     table, tokens = created["table"], created["tokens"]
     seed = fair_deal.new_client_seed()
     assert c.sit(table, tokens["ann"], seed).status_code == 200

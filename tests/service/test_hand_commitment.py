@@ -13,12 +13,14 @@ import random
 from tonk.core.events import HandDealt
 from tonk.storage import EventStore
 
-from .conftest import Client, auth, play_until_over
+from .conftest import Client, auth, create_in_play, play_until_over
 from .sse import SSE
 
 
 def test_the_creation_answer_the_view_and_the_snapshot_carry_the_commitment_of_the_hand_in_play(server, client: Client):
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    # in play once seated: the deck can end both hands before a person acts (an initial tonk,
+    # cy's knock), and then there is no hand in play whose commitment could be shown
+    created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
     tid = created["table"]
     shown: list[tuple[str, dict, str]] = []  # (where, commitment, the whole answer's text)
     revealed: dict[int, dict] = {}  # hand_no -> the deal as a seat is shown it once the hand has ended

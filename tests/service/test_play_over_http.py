@@ -18,21 +18,26 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_two_people_and_a_bot_play_whole_hands_that_replay_and_audit_clean(server, client: Client):
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=3, options={"base_stake": 2})
-    assert set(created["tokens"]) == {"ann", "bob"}  # the bot's seat has no token
-    sent = play_until_over(client, created, random.Random(7))
-    assert sent > 0
-    gid = created["table"]
-
-    with EventStore.open(server.db) as store:
-        events = store.read(gid)
-        assert store.verify(gid) == []
+    # the deck decides whether the people and the bot get a turn at all (every hand can end
+    # before one: an initial tonk, a knock before the bot's turn): a game where both the people
+    # and the bot played is looked for, at 10 tables at most
+    for _ in range(10):
+        created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=3, options={"base_stake": 2})
+        assert set(created["tokens"]) == {"ann", "bob"}  # the bot's seat has no token
+        sent = play_until_over(client, created, random.Random(7))
+        gid = created["table"]
+        with EventStore.open(server.db) as store:
+            events = store.read(gid)
+            assert store.verify(gid) == []
+        if sent > 0 and any(getattr(e, "player", None) == "cy" for e in events[2:]):  # the bot played
+            break
+    else:
+        raise AssertionError("at 10 tables in a row the people or the bot never played")
     kinds = [type(e).__name__ for e in events]
     assert kinds.count("HandEnded") == 3 and kinds[-1] == "GameEnded"
     dealt = [e for e in events if type(e).__name__ == "HandDealt"]
     assert all(d.commitment_scheme == "sha256-salted" and len(d.salt) == 64 for d in dealt)
     assert len({d.salt for d in dealt}) == len(dealt)
-    assert any(getattr(e, "player", None) == "cy" for e in events[2:])  # the bot played
 
     audit = run_cli("--db", str(server.db), "audit", gid, "--json")
     assert audit.returncode == 0, audit.stdout + audit.stderr

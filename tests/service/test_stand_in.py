@@ -76,13 +76,17 @@ def test_the_expert_plays_a_seat_and_stands_in(tmp_path):
     clock = Clock()
     with open_store(tmp_path / "t.db") as store:
         tables = Tables(store, clock=clock)
-        for _ in range(10):
+        for _ in range(10):  # the deal can end the only hand (an initial tonk, cy's knock): another
             created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob", "cy"], bots={"cy": "expert"}, hand_limit=1, turn_timer=5, stand_in="expert")))
             table = tables.table(created.table)
             if table.game.state.in_hand:
                 break
+        else:
+            raise AssertionError("ten deals in a row ended the hand")
         state = table.game.state
-        for _ in range(60):  # the timer plays every turn of ann and bob, the expert cy's
+        # the timer plays every turn of ann and bob, the expert cy's; how many turns the hand
+        # lasts is the deck's (the bound is only a net against a hand that never ends)
+        for _ in range(1000):
             if not state.in_hand:
                 break
             clock.now += 6

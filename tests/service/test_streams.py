@@ -11,7 +11,7 @@ import pytest
 from seating import sit_at  # tests/support
 from tonk.storage import EventStore
 
-from .conftest import Client, auth, command_body, play_until_over
+from .conftest import Client, auth, command_body, create_in_play, play_until_over
 from .sse import SSE
 
 
@@ -36,7 +36,9 @@ def play_some(client: Client, created: dict, n: int, rng: random.Random) -> None
 
 
 def test_a_seat_stream_starts_with_a_snapshot_then_every_event_with_its_chain_hash(server, client: Client):
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+    # in play once seated: the deck can end both hands before a person acts (an initial tonk,
+    # cy's knock), and a stream opened then has no hand's end to send
+    created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
     gid = created["table"]
     s = SSE(f"{server.url}/tables/{gid}/events", auth(created["tokens"]["ann"]))
     assert s.status == 200
@@ -107,9 +109,11 @@ def test_the_stream_checks_the_token_and_takes_the_session_cookie(server, client
 
 
 def test_spectators_see_no_hidden_card_and_only_hands_that_have_ended(server, client: Client):
-    for _ in range(20):  # a secure shuffle can end the first hand at the deal (an initial tonk)
+    for _ in range(20):  # the fair deal's deck can end the first hand at the deal (an initial tonk)
         created = client.create(seats=["ann", "bob"], hand_limit=2)
-        if any(client.view(created["table"], tok).json()["legal"] for tok in created["tokens"].values()):
+        # hand 1 itself in play: after an initial tonk hand 2 is, but hand 1 has ended and its
+        # events are the spectators' at once (the snapshot is followed by them)
+        if client.view(created["table"], created["tokens"]["ann"]).json()["view"]["hand_no"] == 1 and created["status"] == "playing":
             break
     else:
         raise AssertionError("20 tables in a row ended their first hand at the deal")
@@ -408,15 +412,23 @@ def test_with_view_turn_a_seat_stream_pushes_the_seats_view_when_its_turn_begins
     from tonk.core.game import Game
     from tonk.core.legal import legal_actions
 
-    created = client.create(seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
-    gid = created["table"]
-    s = SSE(f"{server.url}/tables/{gid}/events?view=turn", auth(created["tokens"]["ann"]))
-    s.wait_for(lambda s: s.messages)
-    assert s.messages[0]["event"] == "snapshot"
-    play_until_over(client, created, random.Random(5))
-    s.wait_for(lambda s: s.ended)
-    with EventStore.open(server.db) as store:
-        events = store.read(gid)
+    # the deck decides whether a turn of ann's begins after the stream opened (the game can end
+    # before: both hands at the deal, or knocks before her turn comes again): another table then
+    for _ in range(10):
+        created = create_in_play(client, seats=["ann", "bob", "cy"], bots={"cy": "greedy"}, hand_limit=2)
+        gid = created["table"]
+        s = SSE(f"{server.url}/tables/{gid}/events?view=turn", auth(created["tokens"]["ann"]))
+        s.wait_for(lambda s: s.messages)
+        assert s.messages[0]["event"] == "snapshot"
+        play_until_over(client, created, random.Random(5))
+        s.wait_for(lambda s: s.ended)
+        with EventStore.open(server.db) as store:
+            events = store.read(gid)
+        if _turns_begun_after(events, "ann", int(s.messages[0]["id"])):
+            break
+        s.close()
+    else:
+        raise AssertionError("at 10 tables in a row no turn of ann's began after her stream opened")
     views = [m for m in s.messages if m["event"] == "view"]
     assert views, "ann never had a turn that the stream showed"
     turns = []
@@ -435,6 +447,21 @@ def test_with_view_turn_a_seat_stream_pushes_the_seats_view_when_its_turn_begins
         turns.append((v["view"]["hand_no"], v["view"]["turn_no"]))
     assert turns == sorted(set(turns))  # once per turn
     s.close()
+
+
+def _turns_begun_after(events: list, seat: str, version: int) -> set[tuple[int, int]]:
+    """The turns of ``seat`` (hand, turn) that began after ``version`` events, by the record:
+    those it acted in (a deal's first turn that an initial tonk ends at once is no turn), less
+    the one it was to act in at ``version`` (the snapshot's)."""
+    from tonk.core.events import TIMED_EVENTS
+    from tonk.core.game import Game
+
+    def state(k: int):
+        return Game.replay(events[:k]).state
+
+    acted = {(s.hand_no, s.turn_no) for s in (state(k) for k in range(version, len(events)) if type(events[k]) in TIMED_EVENTS and events[k].player == seat)}
+    start = state(version)
+    return acted - ({(start.hand_no, start.turn_no)} if start.in_hand and start.to_act == seat else set())
 
 
 def test_the_stream_refuses_an_unknown_view_mode(server, client: Client):
