@@ -160,16 +160,21 @@ def test_a_seats_page_holds_no_other_seats_hidden_cards(page, service, never_see
             break  # ann to act in the first hand: nothing of this table has been revealed yet
     else:
         raise AssertionError("ten tables in a row had a hand ended before ann's first turn")
+    version = page.get_attribute("body", "data-version")
     page.click("#draw_stock")
-    assert wait_my_turn_or_end(page)
-    # what the seat's own stream sends, read with the page's own session cookie
+    wait_moved_on(page, version)
+    assert wait_my_turn_or_end(page)  # ann drew: still her turn, and nothing moves until she acts
+    # what the seat's own stream sends, read with the page's own session cookie: its snapshot
+    # (the seat's view now), and nothing after it while ann is to act (waited for, not read for
+    # a fixed time: a busy machine may take more than a second or two to answer)
     streamed = page.evaluate(
-        """(table) => new Promise((resolve) => {
+        """(table) => new Promise((resolve, reject) => {
             const got = [];
             const s = new EventSource('/tables/' + table + '/events');
             s.onmessage = (m) => got.push(m.data);
-            s.addEventListener('snapshot', (m) => got.push(m.data));
-            setTimeout(() => { s.close(); resolve(got); }, 1500);
+            s.addEventListener('snapshot', (m) => { got.push(m.data); s.close(); resolve(got); });
+            s.onerror = () => { s.close(); reject(new Error('the stream failed: ' + JSON.stringify(got))); };
+            setTimeout(() => { s.close(); reject(new Error('no snapshot within 20 s')); }, 20000);
         })""",
         table,
     )
