@@ -17,7 +17,7 @@ try:
 except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
     expect = None
 
-from table_helpers import api, card_name, create_table, knock_and_confirm, open_lobby, playing_table
+from table_helpers import api, card_name, create_table, knock_and_confirm, open_lobby, playing_table, wait_ready
 
 from tonk.core.views import event_type
 from tonk.storage import EventStore
@@ -175,7 +175,9 @@ def ann_discards(db, table: str) -> list[str]:
 
 
 def wait_turn(page) -> bool:
-    """True at ann's turn; False when the game has ended (a hand's end is passed on)."""
+    """True at ann's turn, once the page acts on her keys and clicks (:func:`wait_ready`: the
+    answer to her last command has come); False when the game has ended (a hand's end is
+    passed on)."""
     turn = page.locator("#turn")
     while True:
         expect(turn).to_have_text(re.compile(r"^(Your turn\.|The game has ended\.|Hand \d+ has ended\.)$"), timeout=WAIT)
@@ -183,6 +185,8 @@ def wait_turn(page) -> bool:
         if text != "Your turn." and text.startswith("Hand ") and page.locator("#next-hand").is_visible():
             page.click("#next-hand")
             continue
+        if text == "Your turn.":
+            wait_ready(page)
         return text == "Your turn."
 
 

@@ -18,7 +18,7 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, create_table, card_name, knock_and_confirm, open_house_rules, open_lobby
+from table_helpers import KEYS, api, create_table, card_name, knock_and_confirm, open_house_rules, open_lobby, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -438,6 +438,7 @@ def test_the_spread_key_on_cards_that_are_no_spread_is_explained_and_changes_not
     page.keyboard.press("d")
     wait_moved_on(page, version)
     assert wait_my_turn_or_end(page)  # ann drew: still her turn
+    wait_ready(page)  # the draw's answer has come: the page acts on keys again
     hand = hand_of(page)
     assert len(hand) == 6
     spreads = page.inner_text("#spreads")  # the bots may have laid some already
@@ -493,12 +494,14 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     version = page.get_attribute("body", "data-version")
     page.keyboard.press("p")  # pick up the discard
     wait_moved_on(page, version)
+    wait_ready(page)
     expect(page.locator(f'#hand button.card[data-card="{view["discard_top"]}"]')).to_have_count(1)
     for code in spread:
         toggle_by_keyboard(page, code, "Space")
     version = page.get_attribute("body", "data-version")
     page.keyboard.press("s")
     wait_moved_on(page, version)
+    wait_ready(page)
     assert page.inner_text("#problem") == ""
     laid = [s for s in api(base, "GET", f"/tables/{table}/view", token)["view"]["table"] if s["owner"] == "ann"]
     assert len(laid) == 1 and sorted(laid[0]["cards"]) == sorted(spread)
