@@ -235,7 +235,12 @@ def test_a_card_click_selects_and_enter_or_a_double_click_discards(page, service
         if not wait_turn(page):
             continue
         version = page.get_attribute("body", "data-version")
-        page.keyboard.press("d")
+        # the draw's stream event makes the page read its view again and redraw the hand: a
+        # double click whose two clicks land on two drawings of the card is no double click,
+        # so the page is let take that read first (a round trip after it: it has been shown)
+        with page.expect_response(lambda r: r.request.method == "GET" and r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
+            page.keyboard.press("d")
+        page.evaluate("() => fetch('/ping').then((r) => r.text())")
         expect(page.locator("body")).not_to_have_attribute("data-version", version, timeout=WAIT)
         if not wait_turn(page):
             continue
