@@ -64,8 +64,18 @@ def card_name(code: str) -> str:
     return f"{RANKS[code[:-1]]} of {SUITS[code[-1]]}"
 
 
+def wait_ready(page) -> None:
+    """Wait until the table page acts on a key, a click or a double click of the player's: at a
+    turn's start a draw or knock is enabled, once drawn the page asks for a card to discard.
+    While the page's own last command is under way (its answer not yet come) it ignores them,
+    and the stream may show that command's outcome (a new ``data-version``, "Your turn.")
+    before the answer comes: two connections keep no order."""
+    page.wait_for_selector("#draw_stock:enabled, #draw_discard:enabled, #knock:enabled, #selection:has-text('Select a card to discard')", timeout=20000)
+
+
 def knock_and_confirm(page) -> None:
     """The knock key asks once; Enter answers the question's focused "Yes, knock"."""
+    wait_ready(page)
     page.keyboard.press("k")
     expect(page.locator("#knock-confirm")).to_be_visible()
     expect(page.locator("#knock-yes")).to_be_focused()

@@ -18,7 +18,7 @@ except ImportError:  # the browser_context fixture skips (and under CI=true the 
 
 from tonk.storage import EventStore
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, create_table, card_name, knock_and_confirm, open_house_rules, open_lobby
+from table_helpers import KEYS, api, create_table, card_name, knock_and_confirm, open_house_rules, open_lobby, wait_ready
 
 pytestmark = pytest.mark.browser
 
@@ -160,16 +160,21 @@ def test_a_seats_page_holds_no_other_seats_hidden_cards(page, service, never_see
             break  # ann to act in the first hand: nothing of this table has been revealed yet
     else:
         raise AssertionError("ten tables in a row had a hand ended before ann's first turn")
+    version = page.get_attribute("body", "data-version")
     page.click("#draw_stock")
-    assert wait_my_turn_or_end(page)
-    # what the seat's own stream sends, read with the page's own session cookie
+    wait_moved_on(page, version)
+    assert wait_my_turn_or_end(page)  # ann drew: still her turn, and nothing moves until she acts
+    # what the seat's own stream sends, read with the page's own session cookie: its snapshot
+    # (the seat's view now), and nothing after it while ann is to act (waited for, not read for
+    # a fixed time: a busy machine may take more than a second or two to answer)
     streamed = page.evaluate(
-        """(table) => new Promise((resolve) => {
+        """(table) => new Promise((resolve, reject) => {
             const got = [];
             const s = new EventSource('/tables/' + table + '/events');
             s.onmessage = (m) => got.push(m.data);
-            s.addEventListener('snapshot', (m) => got.push(m.data));
-            setTimeout(() => { s.close(); resolve(got); }, 1500);
+            s.addEventListener('snapshot', (m) => { got.push(m.data); s.close(); resolve(got); });
+            s.onerror = () => { s.close(); reject(new Error('the stream failed: ' + JSON.stringify(got))); };
+            setTimeout(() => { s.close(); reject(new Error('no snapshot within 20 s')); }, 20000);
         })""",
         table,
     )
@@ -433,6 +438,7 @@ def test_the_spread_key_on_cards_that_are_no_spread_is_explained_and_changes_not
     page.keyboard.press("d")
     wait_moved_on(page, version)
     assert wait_my_turn_or_end(page)  # ann drew: still her turn
+    wait_ready(page)  # the draw's answer has come: the page acts on keys again
     hand = hand_of(page)
     assert len(hand) == 6
     spreads = page.inner_text("#spreads")  # the bots may have laid some already
@@ -488,12 +494,14 @@ def test_a_spread_and_a_hit_played_with_the_keyboard(page, service):
     version = page.get_attribute("body", "data-version")
     page.keyboard.press("p")  # pick up the discard
     wait_moved_on(page, version)
+    wait_ready(page)
     expect(page.locator(f'#hand button.card[data-card="{view["discard_top"]}"]')).to_have_count(1)
     for code in spread:
         toggle_by_keyboard(page, code, "Space")
     version = page.get_attribute("body", "data-version")
     page.keyboard.press("s")
     wait_moved_on(page, version)
+    wait_ready(page)
     assert page.inner_text("#problem") == ""
     laid = [s for s in api(base, "GET", f"/tables/{table}/view", token)["view"]["table"] if s["owner"] == "ann"]
     assert len(laid) == 1 and sorted(laid[0]["cards"]) == sorted(spread)

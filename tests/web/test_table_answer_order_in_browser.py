@@ -84,3 +84,57 @@ def test_a_selection_made_before_the_commands_answer_comes_is_kept(chromium, ser
             route.fulfill(response=answer)
         context.close()
     assert not errors, errors
+
+
+
+def test_a_view_read_that_answers_late_never_takes_the_page_back(chromium, service):
+    """The page reads the seat's view again at each stream event. A read the server answered
+    before the player's next command, whose answer reaches the page after that command's
+    answer (two connections keep no order), shows the table as it was: the page must not go
+    back to it. Here the read made after ann's draw is held back until her discard (and the
+    bot's turn after it) has been answered; then the old view comes."""
+    base, _db = service
+    table, token = _my_turn_to_draw(base)
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    held: list = []  # (route, the server's answer) of the view read held back
+
+    def hold_first_read(route) -> None:
+        if route.request.method != "GET" or held:
+            route.continue_()
+            return
+        held.append((route, route.fetch()))  # answered by the server now (the view after the draw), shown later
+
+    try:
+        page.goto(f"{base}/play/{table}?pace=0")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
+        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+        expect(page.locator("#draw_stock")).to_be_enabled()
+        page.route(f"**/tables/{table}/view", hold_first_read)
+        with page.expect_request(lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
+            page.click("#draw_stock")  # its stream event makes the page read the view: held
+        expect(page.locator("#selection")).to_contain_text("Select a card to discard", timeout=WAIT)
+        drawn = page.get_attribute("body", "data-version")
+        card = page.locator("#hand button.card").last.get_attribute("data-card")
+        page.click(f'#hand button.card[data-card="{card}"]')
+        page.click("#discard")
+        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
+        now = page.get_attribute("body", "data-version")
+        expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
+        assert len(held) == 1
+        route, answer = held.pop()
+        with page.expect_event("requestfinished", lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
+            route.fulfill(response=answer)  # the old view comes last
+        page.evaluate("() => fetch('/ping').then((r) => r.text())")  # a round trip after it: the page has taken it
+        assert page.get_attribute("body", "data-version") == now
+        expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
+    finally:
+        for route, answer in held:
+            route.fulfill(response=answer)
+        context.close()
+    assert not errors, errors

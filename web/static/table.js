@@ -638,13 +638,27 @@ async function catchUp(upto) {
 
 // --- talking to the service ------------------------------------------------------------------
 
+// The seat's view read again (at each stream event): one read at a time, and one more after it
+// when asked meanwhile (a read under way may have been answered before what the events that
+// came meanwhile brought). A read answered with an older version than the page shows (sent
+// before the player's own command, its answer come after that command's: two connections keep
+// no order) is not shown: the page never goes back.
+let refreshAgain = false;
+
 async function refresh() {
-  if (refreshing) return refreshing;
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
   refreshing = (async () => {
-    const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
-    if (!result) return;
-    if (result.ok) render(result.data);
-    else showNotice(errorText(result));
+    do {
+      refreshAgain = false;
+      const result = await request("GET", "/tables/" + encodeURIComponent(table) + "/view", { token });
+      if (!result) return;
+      if (result.ok) {
+        if (!current || result.data.version >= current.version) render(result.data);
+      } else showNotice(errorText(result));
+    } while (refreshAgain);
   })();
   try { await refreshing; } finally { refreshing = null; }
 }
