@@ -138,3 +138,47 @@ def test_a_view_read_that_answers_late_never_takes_the_page_back(chromium, servi
             route.fulfill(response=answer)
         context.close()
     assert not errors, errors
+
+
+def test_a_redraw_that_leaves_the_hand_as_it_was_keeps_its_card_buttons(chromium, service):
+    """Every stream event makes the page read its view again and draw it. Where the player's
+    hand is what it was, its card buttons are kept (only their pressed state is set again):
+    a double click whose two clicks fall on either side of such a redraw is still a double
+    click, and a card keeps the keyboard's focus. Here bob's draw, at his turn, redraws ann's
+    page; her buttons must be the very ones she was pointing at."""
+    base, _db = service
+    for _ in range(10):
+        created = playing_table(base, seats=["ann", "bob"])
+        table, tokens = created["table"], created["tokens"]
+        seen = api(base, "GET", f"/tables/{table}/view", tokens["bob"])
+        if seen["view"]["to_act"] == "bob" and any(c["action"] == "draw_stock" for c in seen["legal"]):
+            break
+    else:
+        raise AssertionError("ten tables in a row gave bob no draw at his first turn")
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/play/{table}?pace=0")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", tokens["ann"])
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text("bob to act.", timeout=WAIT)
+        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+        before = page.locator("body").get_attribute("data-version")
+        first = page.locator("#hand button.card").first
+        first.click()  # selected: the redraw must keep that too
+        first.focus()
+        page.evaluate("() => document.querySelectorAll('#hand button.card').forEach((b) => { b.kept = true; })")
+        draw = next(c for c in seen["legal"] if c["action"] == "draw_stock")
+        api(base, "POST", f"/tables/{table}/commands", tokens["bob"], {"action": draw["action"], "version": seen["version"], "command_id": "bob-draws"})
+        expect(page.locator("body")).not_to_have_attribute("data-version", before, timeout=WAIT)
+        expect(page.locator("#turn")).to_have_text("bob to act.")
+        kept = page.evaluate("() => [...document.querySelectorAll('#hand button.card')].map((b) => b.kept === true)")
+        assert kept and all(kept), kept  # the same buttons, not new ones drawn alike
+        assert page.evaluate("() => document.activeElement.kept === true")
+        expect(first).to_have_attribute("aria-pressed", "true")
+    finally:
+        context.close()
+    assert not errors, errors

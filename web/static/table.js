@@ -96,9 +96,20 @@ function sorted(hand) {
   return cards;
 }
 
+// The cards drawn in #hand, as a key ("" before any): a hand that has not changed keeps its
+// buttons (only their pressed state is set again), so a redraw between the two clicks of a
+// double click, or while a card has the keyboard's focus, loses neither.
+let drawnHand = null;
+
 function drawHand(view) {
   const hand = sorted(view.hand || []);
   selected = selected.filter((c) => hand.includes(c));
+  const key = hand.join(" ");
+  if (key === drawnHand) {
+    markSelected();
+    return;
+  }
+  drawnHand = key;
   const box = document.createDocumentFragment();
   for (const code of hand) {
     const button = el("button", cardFace(code), "card");
@@ -319,8 +330,13 @@ function sameCards(a, b) {
 function toggleCard(code) {
   picks += 1;
   selected = selected.includes(code) ? selected.filter((c) => c !== code) : [...selected, code];
-  for (const b of $("hand").querySelectorAll("button.card")) b.setAttribute("aria-pressed", String(selected.includes(b.dataset.card)));
+  markSelected();
   updateControls();
+}
+
+// Each card button of the hand pressed as its card is selected or not.
+function markSelected() {
+  for (const b of $("hand").querySelectorAll("button.card")) b.setAttribute("aria-pressed", String(selected.includes(b.dataset.card)));
 }
 
 function discardCard(code) {
