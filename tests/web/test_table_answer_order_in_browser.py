@@ -11,6 +11,8 @@ selection the player had made meanwhile, so Discard stayed disabled."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import pytest
 
 try:
@@ -23,6 +25,27 @@ from table_helpers import api, playing_table
 pytestmark = pytest.mark.browser
 
 WAIT = 20000
+
+
+@contextmanager
+def seat_page(chromium, base: str, table: str, token: str, turn: str):
+    """ann's table page in a new browser context, sat down with ``token``, once it says
+    ``turn`` and its stream is connected; the page's script errors fail the test."""
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/play/{table}?pace=0")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        expect(page.locator("#turn")).to_have_text(turn, timeout=WAIT)
+        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+        yield page
+    finally:
+        context.close()
+    assert not errors, errors
 
 
 def _my_turn_to_draw(base: str) -> tuple[str, str]:
@@ -40,10 +63,6 @@ def _my_turn_to_draw(base: str) -> tuple[str, str]:
 def test_a_selection_made_before_the_commands_answer_comes_is_kept(chromium, service):
     base, _db = service
     table, token = _my_turn_to_draw(base)
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
     held: list = []  # (route, the server's answer) of the command held back
 
     def hold_answer(route) -> None:
@@ -52,39 +71,31 @@ def test_a_selection_made_before_the_commands_answer_comes_is_kept(chromium, ser
             return
         held.append((route, route.fetch()))  # the server has the command; the page waits for its answer
 
-    try:
-        page.goto(f"{base}/play/{table}?pace=0")
-        page.wait_for_selector("body[data-ready=token]")
-        page.fill("#token", token)
-        page.click("text=Sit down")
-        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
-        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
-        before = page.locator("body").get_attribute("data-version")
-        cards_before = page.locator("#hand button.card").count()
-        page.route(f"**/tables/{table}/commands*", hold_answer)  # (the page asks ?view=true)
-        page.click("#draw_stock")
-        # the stream's event of the draw, then the view it makes the page read again: the
-        # drawn card is in the hand while the answer is still held back
-        expect(page.locator("body")).not_to_have_attribute("data-version", before, timeout=WAIT)
-        expect(page.locator("#hand button.card")).to_have_count(cards_before + 1, timeout=WAIT)
-        assert len(held) == 1
-        page.locator("#hand button.card").last.click()  # the card to discard, chosen at once
-        expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
-        route, answer = held.pop()
-        route.fulfill(response=answer)  # the answer comes last
-        expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
-        expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
-        drawn = page.locator("body").get_attribute("data-version")
-        page.unroute(f"**/tables/{table}/commands")
-        page.click("#discard")
-        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
-        expect(page.locator("#problem")).to_have_text("")
-    finally:
-        for route, answer in held:
-            route.fulfill(response=answer)
-        context.close()
-    assert not errors, errors
-
+    with seat_page(chromium, base, table, token, "Your turn.") as page:
+        try:
+            before = page.locator("body").get_attribute("data-version")
+            cards_before = page.locator("#hand button.card").count()
+            page.route(f"**/tables/{table}/commands*", hold_answer)  # (the page asks ?view=true)
+            page.click("#draw_stock")
+            # the stream's event of the draw, then the view it makes the page read again: the
+            # drawn card is in the hand while the answer is still held back
+            expect(page.locator("body")).not_to_have_attribute("data-version", before, timeout=WAIT)
+            expect(page.locator("#hand button.card")).to_have_count(cards_before + 1, timeout=WAIT)
+            assert len(held) == 1
+            page.locator("#hand button.card").last.click()  # the card to discard, chosen at once
+            expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
+            route, answer = held.pop()
+            route.fulfill(response=answer)  # the answer comes last
+            expect(page.locator("#discard")).to_be_enabled(timeout=WAIT)
+            expect(page.locator("#hand button.card").last).to_have_attribute("aria-pressed", "true")
+            drawn = page.locator("body").get_attribute("data-version")
+            page.unroute(f"**/tables/{table}/commands")
+            page.click("#discard")
+            expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
+            expect(page.locator("#problem")).to_have_text("")
+        finally:
+            for route, answer in held:
+                route.fulfill(response=answer)
 
 
 def test_a_view_read_that_answers_late_never_takes_the_page_back(chromium, service):
@@ -95,10 +106,6 @@ def test_a_view_read_that_answers_late_never_takes_the_page_back(chromium, servi
     bot's turn after it) has been answered; then the old view comes."""
     base, _db = service
     table, token = _my_turn_to_draw(base)
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
     held: list = []  # (route, the server's answer) of the view read held back
 
     def hold_first_read(route) -> None:
@@ -107,37 +114,30 @@ def test_a_view_read_that_answers_late_never_takes_the_page_back(chromium, servi
             return
         held.append((route, route.fetch()))  # answered by the server now (the view after the draw), shown later
 
-    try:
-        page.goto(f"{base}/play/{table}?pace=0")
-        page.wait_for_selector("body[data-ready=token]")
-        page.fill("#token", token)
-        page.click("text=Sit down")
-        expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
-        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
-        expect(page.locator("#draw_stock")).to_be_enabled()
-        page.route(f"**/tables/{table}/view", hold_first_read)
-        with page.expect_request(lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
-            page.click("#draw_stock")  # its stream event makes the page read the view: held
-        expect(page.locator("#selection")).to_contain_text("Select a card to discard", timeout=WAIT)
-        drawn = page.get_attribute("body", "data-version")
-        card = page.locator("#hand button.card").last.get_attribute("data-card")
-        page.click(f'#hand button.card[data-card="{card}"]')
-        page.click("#discard")
-        expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
-        now = page.get_attribute("body", "data-version")
-        expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
-        assert len(held) == 1
-        route, answer = held.pop()
-        with page.expect_event("requestfinished", lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
-            route.fulfill(response=answer)  # the old view comes last
-        page.evaluate("() => fetch('/ping').then((r) => r.text())")  # a round trip after it: the page has taken it
-        assert page.get_attribute("body", "data-version") == now
-        expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
-    finally:
-        for route, answer in held:
-            route.fulfill(response=answer)
-        context.close()
-    assert not errors, errors
+    with seat_page(chromium, base, table, token, "Your turn.") as page:
+        try:
+            expect(page.locator("#draw_stock")).to_be_enabled()
+            page.route(f"**/tables/{table}/view", hold_first_read)
+            with page.expect_request(lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
+                page.click("#draw_stock")  # its stream event makes the page read the view: held
+            expect(page.locator("#selection")).to_contain_text("Select a card to discard", timeout=WAIT)
+            drawn = page.get_attribute("body", "data-version")
+            card = page.locator("#hand button.card").last.get_attribute("data-card")
+            page.click(f'#hand button.card[data-card="{card}"]')
+            page.click("#discard")
+            expect(page.locator("body")).not_to_have_attribute("data-version", drawn, timeout=WAIT)
+            now = page.get_attribute("body", "data-version")
+            expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
+            assert len(held) == 1
+            route, answer = held.pop()
+            with page.expect_event("requestfinished", lambda r: r.url.endswith(f"/tables/{table}/view"), timeout=WAIT):
+                route.fulfill(response=answer)  # the old view comes last
+            page.evaluate("() => fetch('/ping').then((r) => r.text())")  # a round trip after it: the page has taken it
+            assert page.get_attribute("body", "data-version") == now
+            expect(page.locator(f'#hand button.card[data-card="{card}"]')).to_have_count(0)
+        finally:
+            for route, answer in held:
+                route.fulfill(response=answer)
 
 
 def test_a_redraw_that_leaves_the_hand_as_it_was_keeps_its_card_buttons(chromium, service):
@@ -155,30 +155,17 @@ def test_a_redraw_that_leaves_the_hand_as_it_was_keeps_its_card_buttons(chromium
             break
     else:
         raise AssertionError("ten tables in a row gave bob no draw at his first turn")
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(f"{base}/play/{table}?pace=0")
-        page.wait_for_selector("body[data-ready=token]")
-        page.fill("#token", tokens["ann"])
-        page.click("text=Sit down")
-        expect(page.locator("#turn")).to_have_text("bob to act.", timeout=WAIT)
-        expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
+    with seat_page(chromium, base, table, tokens["ann"], "bob to act.") as page:
         before = page.locator("body").get_attribute("data-version")
         first = page.locator("#hand button.card").first
         first.click()  # selected: the redraw must keep that too
         first.focus()
         page.evaluate("() => document.querySelectorAll('#hand button.card').forEach((b) => { b.kept = true; })")
-        draw = next(c for c in seen["legal"] if c["action"] == "draw_stock")
-        api(base, "POST", f"/tables/{table}/commands", tokens["bob"], {"action": draw["action"], "version": seen["version"], "command_id": "bob-draws"})
+        body = {"action": "draw_stock", "version": seen["version"], "command_id": "bob-draws"}
+        api(base, "POST", f"/tables/{table}/commands", tokens["bob"], body)
         expect(page.locator("body")).not_to_have_attribute("data-version", before, timeout=WAIT)
         expect(page.locator("#turn")).to_have_text("bob to act.")
         kept = page.evaluate("() => [...document.querySelectorAll('#hand button.card')].map((b) => b.kept === true)")
         assert kept and all(kept), kept  # the same buttons, not new ones drawn alike
         assert page.evaluate("() => document.activeElement.kept === true")
         expect(first).to_have_attribute("aria-pressed", "true")
-    finally:
-        context.close()
-    assert not errors, errors
