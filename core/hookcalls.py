@@ -85,6 +85,15 @@ def _direct(caller: pluggy.HookCaller) -> HookCall | None:
 
         return first
 
+    if len(plan) == 1:  # e.g. tonk_veto under one house rule: asked of every candidate action
+        one = _one(*plan[0], len(spec_args))
+
+        def collected_one(*args: Any) -> list[Any]:
+            answer = one(*args)
+            return [] if answer is None else [answer]
+
+        return collected_one
+
     def collected(*args: Any) -> list[Any]:
         answers = (fn(*[args[i] for i in idx]) for fn, idx in plan)
         return [a for a in answers if a is not None]

@@ -273,6 +273,7 @@ class Ruleset:
             raise RulesetError("a variant declares wild cards that are not in the deck: " + " ".join(sorted(self.wild_cards - set(self.deck))))
         # --- what the engine may skip: facts read off the registered implementations
         self.has_vetoes = bool(self.hook.tonk_veto.get_hookimpls())
+        self._vetoes = self._calls.collected["tonk_veto"]  # asked of every candidate action under a veto
         #: a variant may end the hand after a discard (the base game's answer is always None)
         self.has_turn_end = not self._base_alone("tonk_turn_end")
         #: the ledger depends on the final position, not only on the ending (no implementation
@@ -415,9 +416,8 @@ class Ruleset:
         """The first veto of the command (the last registered variant's first), or ``None``."""
         if not self.has_vetoes:
             return None
-        for v in self.collect(TonkHooks.tonk_veto, state, command, self):
-            if v is not None:
-                return v
+        for v in self._vetoes(state, command, self):  # TonkHooks.tonk_veto's answers, None dropped
+            return v
         return None
 
     def turn_end(self, state: State, player: str) -> Ending | None:
