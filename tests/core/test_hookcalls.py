@@ -53,6 +53,17 @@ def test_a_collected_hook_gathers_every_answer_but_none_last_registered_first():
     assert not hasattr(calls, "tonk_check_options")  # its spec types one answer: no attribute of its name
 
 
+@pytest.mark.parametrize("answer", ["refused", None])
+def test_a_collected_hook_of_one_implementation_answers_a_list_as_pluggy_does(answer):
+    """(tonk_veto under one house rule: asked of every candidate action, called directly)"""
+    pm = _pm(_plugin(tonk_veto=lambda command: answer if command == "knock" else None))
+    calls = HookCalls(pm)
+    for command in ("knock", "draw"):
+        direct = calls.collected["tonk_veto"](None, command, None)
+        assert direct == pm.hook.tonk_veto(state=None, command=command, ruleset=None)
+        assert direct == ([answer] if command == "knock" and answer is not None else [])
+
+
 def test_a_wrapper_or_a_trace_goes_through_pluggy_so_its_monitoring_sees_every_call():
     def deck(ruleset):
         return ["AS"]
