@@ -532,3 +532,32 @@ def test_players_named_as_what_every_object_inherits_are_judged_like_any_other(p
     said = verdict_text(page)
     assert sent[-1]["setup"]["hands"] == json.loads(text)["setup"]["hands"]  # every hand, as loaded
     check_page_says(said, expected)
+
+
+def test_a_payment_reason_named_as_what_every_object_inherits_cites_no_rule(page, service, tmp_path):
+    """A house rule may name its payments as it likes; a reason such as "constructor" that no
+    verdict's ``payment_rules`` names is shown with no rule line (not the statement of an
+    object's inherited function). The service's answer is changed on its way to the page."""
+    base, _ = service
+    example = json.loads((Path(__file__).resolve().parents[2] / "examples" / "disputed-hands.json").read_text())
+    case = next(c for c in example["cases"] if c["setup"].get("table"))
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case))
+
+    def renamed(route) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        verdict = body["cases"][0]
+        assert verdict["ledger"], verdict  # a verdict with payments to rename
+        for p in verdict["ledger"]:
+            p["reason"] = "constructor"
+        verdict["payment_rules"] = {}
+        route.fulfill(response=answer, json=body)
+
+    open_desk(page, base)
+    page.route("**/adjudicate", renamed)
+    page.set_input_files("#load-file", str(path))
+    expect(page.locator("#status")).to_contain_text("Loaded case.json")
+    page.click("#adjudicate")
+    said = verdict_text(page)
+    assert "function" not in said and "native code" not in said, said

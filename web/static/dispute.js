@@ -751,7 +751,7 @@ function ledgerBlock(ledger, paymentRules, net, players, stated) {
     box.append(list);
     const seen = new Set();
     for (const p of ledger) {
-      const id = (paymentRules || {})[p.reason];
+      const id = own(paymentRules, p.reason);  // own: a reason named like what every object inherits is no rule
       if (id && id !== stated && !seen.has(id)) { seen.add(id); box.append(ruleLine(id)); }
     }
   }
