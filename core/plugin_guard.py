@@ -140,6 +140,12 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
     check = _ANSWERS[hook]
     # the arguments it takes, by name (pluggy gives an implementation those it names, in its order)
     names = tuple(p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+    def settled(before: list[Any], args: tuple[Any, ...], answer: Any) -> Any:
+        """The answer, once the hook is seen to have left its arguments as they were."""
+        _unchanged(before, names, args, where, hook)
+        return _answer(answer, names, args, check, where, hook)
+
     if inspect.isgeneratorfunction(fn):  # a wrapper: what it is sent and thrown passes through
 
         @functools.wraps(fn)
@@ -151,8 +157,7 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
                 raise
             except Exception as exc:
                 raise _raised(where, hook, fn, exc) from None
-            _unchanged(before, names, args, where, hook)
-            return _answer(answer, names, args, check, where, hook)
+            return settled(before, args, answer)
 
         return wrapper
 
@@ -165,8 +170,7 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
             raise
         except Exception as exc:
             raise _raised(where, hook, fn, exc) from None
-        _unchanged(before, names, args, where, hook)
-        return _answer(answer, names, args, check, where, hook)
+        return settled(before, args, answer)
 
     return call
 
