@@ -42,6 +42,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import random
 import secrets
 import time
@@ -602,7 +603,7 @@ class Tables:
         with the store's key (created on first use; see tonk.storage.keys); :class:`Unavailable`
         when the ``evidence`` extra is not installed or the key cannot be used."""
         from ..storage.evidence import hand_end_receipts
-        from ..storage.signed_note import EvidenceError
+        from ..storage.signed_note import INSTALL_HINT, EvidenceError
 
         table = self.table(table_id)
         if seat == HOST:
@@ -612,7 +613,11 @@ class Tables:
         try:
             signed = hand_end_receipts(self.store, table.id, after=after, only=seat)  # the asker's alone: one signature a hand
         except EvidenceError as exc:
-            raise Unavailable(f"receipts cannot be signed here: {exc}") from None
+            if str(exc) == INSTALL_HINT:  # how to install it: the same on every server
+                raise Unavailable(f"receipts cannot be signed here: {exc}") from None
+            # the key's trouble names a file of the server's disk: the operator's log has it, a seat does not
+            logging.getLogger("tonk.service").warning("receipts cannot be signed: %s", exc)
+            raise Unavailable("receipts cannot be signed here: the server's signing key cannot be used (the server's log says why)") from None
         return [{"seq": seq, "receipt": text} for seq, _, text in signed]
 
     def close(self, table_id: str, seat: str) -> SeatView | dict[str, Any]:

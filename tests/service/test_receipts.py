@@ -75,3 +75,22 @@ def test_without_the_evidence_extra_receipts_are_refused_with_how_to_install_it(
     assert not server.db.with_name(server.db.name + ".key").exists()
     # the rest of the service is unaffected
     assert client.view(created["table"], created["tokens"]["ann"]).status_code == 200
+
+
+def test_an_unusable_signing_key_is_a_503_that_names_no_server_path(start_server, tmp_path):
+    """The key's trouble is the operator's: the answer says receipts cannot be signed and
+    that the server's log says why; the path of the key file (the server's disk) is in
+    that log, never sent to a seat."""
+    server = start_server()
+    key = server.db.with_name(server.db.name + ".key")
+    key.mkdir()  # where the key file should be: not a regular file, so it cannot be used
+    client = Client(server.url)
+    created = client.create(seats=["ann", "bob"], hand_limit=1)
+    play_until_over(client, created, random.Random(5))
+    r = client.receipts(created["table"], created["tokens"]["ann"])
+    assert r.status_code == 503
+    err = r.json()["error"]
+    assert err["code"] == "unavailable" and "signing key" in err["message"] and "log" in err["message"]
+    assert str(tmp_path) not in r.text and key.name not in r.text
+    assert str(key) in server.log() and "not a regular file" in server.log()
+    assert client.view(created["table"], created["tokens"]["ann"]).status_code == 200
