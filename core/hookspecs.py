@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
-from .plugin import hookspec
+from .plugin import PROJECT, hookspec
 
 if TYPE_CHECKING:  # pragma: no cover
     from .commands import Command
@@ -228,3 +228,7 @@ class TonkHooks(Protocol):
 
 #: the hook names, in the order above (a plugin's hooks are listed in this order)
 HOOK_NAMES: tuple[str, ...] = tuple(name for name in vars(TonkHooks) if name.startswith("tonk_"))
+#: the hooks every plugin answers (no ``firstresult``): the caller gets the list of answers
+COLLECTED_HOOKS: frozenset[str] = frozenset(
+    name for name in HOOK_NAMES if not (getattr(vars(TonkHooks)[name], f"{PROJECT}_spec", None) or {}).get("firstresult")
+)

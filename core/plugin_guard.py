@@ -30,7 +30,7 @@ import pluggy
 
 from .errors import IllegalAction, RulesetError, TonkError, VariantFault
 from .events import Payment
-from .hookspecs import HOOK_NAMES
+from .hookspecs import COLLECTED_HOOKS, HOOK_NAMES
 from .plugin import PROJECT, Registered
 from .settlement import Ending
 from .spreads import SpreadShape
@@ -138,6 +138,8 @@ def guarded(reg: Registered) -> Any:
 
 def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any]:
     check = _ANSWERS[hook]
+    if hook in COLLECTED_HOOKS and inspect.isgeneratorfunction(fn):  # a wrapper of a collected hook answers the list of answers
+        check = functools.partial(_each_answer, check)
     # the arguments it takes, by name (pluggy gives an implementation those it names, in its order)
     names = tuple(p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
 
@@ -173,6 +175,16 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
         return settled(before, args, answer)
 
     return call
+
+
+def _each_answer(check: Callable[[Any, dict[str, Any]], str | None], x: Any, args: dict[str, Any]) -> str | None:
+    if not isinstance(x, list):
+        return "a list of the answers (a wrapper of a hook every plugin answers)"
+    for item in x:
+        expected = check(item, args) if item is not None else "no None in it (the answers that are not None)"
+        if expected is not None:
+            return f"a list, each of its answers {expected}"
+    return None
 
 
 def _picture(x: Any) -> Any:

@@ -84,10 +84,14 @@ def test_a_wrapper_that_raises_is_a_variant_fault(tmp_path):
         ),
         ("def tonk_check_options(options, variants):\n    return 42", "tonk_check_options answered 42, not None or a sentence"),
         ("def tonk_spread_candidates(hand, ruleset):\n    return 7", "tonk_spread_candidates answered 7, not a list of SpreadShape"),
+        (
+            "(wrapper=True)\ndef tonk_veto(state, command, ruleset):\n    said = yield\n    return said + [True]",
+            "tonk_veto answered [True], not a list, each of its answers None or an IllegalAction",
+        ),
     ],
 )
 def test_an_answer_the_spec_does_not_allow_is_a_variant_fault(tmp_path, body, message):
-    f = house_file(tmp_path, "@hookimpl\n" + body + "\n")
+    f = house_file(tmp_path, "@hookimpl" + ("" if body.startswith("(") else "\n") + body + "\n")
     with pytest.raises(VariantFault, match=re.escape(f"variant 'house' (file:{f}): ") + ".*" + re.escape(message)):
         game = play_a_hand(f)
         game.act("knock")  # a hand that has not ended yet: the knock asks the outcome and the ledger
@@ -98,7 +102,8 @@ def test_a_well_formed_house_rule_is_not_disturbed_by_the_checks(tmp_path):
         tmp_path,
         "@hookimpl\ndef tonk_card_points(card, ruleset):\n    return 0 if card.startswith('7') else None\n"
         "@hookimpl(wrapper=True)\ndef tonk_settle(ending, state, ruleset):\n"
-        "    ledger = yield\n    return [type(p)(p.from_, p.to, p.amount * 3, p.reason) for p in ledger]\n",
+        "    ledger = yield\n    return [type(p)(p.from_, p.to, p.amount * 3, p.reason) for p in ledger]\n"
+        "@hookimpl(wrapper=True)\ndef tonk_veto(state, command, ruleset):\n    said = yield\n    return said\n",
     )
     game = play_a_hand(f)
     assert game.ruleset.hand_total(["7S", "7H", "AS"]) == 1
