@@ -231,7 +231,7 @@ class Ruleset:
         self.allow_conflicts: bool = bool(resolved.get("allow_conflicts", False))
         if not self.allow_conflicts:
             self._refuse_declared_conflicts()
-        complaints = [c for c in self.collect(TonkHooks.tonk_check_options, self.options, list(self.variants)) if c]
+        complaints = self._option_complaints()
         if complaints:
             raise RulesetError("; ".join(complaints))
 
@@ -305,6 +305,21 @@ class Ruleset:
         return call(*args, **kwargs)
 
     # --- composition checks ------------------------------------------------------------
+    def _option_complaints(self) -> list[str]:
+        """Each variant's ``tonk_check_options`` complaint, in the order the variants are
+        named, told with the variant's name unless it already starts with it."""
+        impls = self.hook.tonk_check_options.get_hookimpls()
+        if any(impl.wrapper or impl.hookwrapper for impl in impls):  # a wrapper sees all the answers: pluggy asks
+            return [c for c in self.collect(TonkHooks.tonk_check_options, self.options, list(self.variants)) if c]
+        given: dict[str, Any] = {"options": self.options, "variants": list(self.variants)}
+        complaints: list[str] = []
+        for impl in impls:
+            said = cast("str | None", impl.function(*(given[a] for a in impl.argnames)))
+            if said:
+                name = impl.plugin_name
+                complaints.append(said if said.startswith(name) else f"variant {name}: {said}")
+        return complaints
+
     def _conflict(self, a: str, b: str, why: str) -> RulesetError:
         first, later = (a, b) if self.variants.index(a) < self.variants.index(b) else (b, a)
         return RulesetError(

@@ -251,3 +251,26 @@ def test_tonk_check_options_complaints_refuse_the_ruleset():
     assert ruleset_with(plug, options={"base_stake": 2}).options["stake_parity"] == "even"
     with pytest.raises(RulesetError, match="even-stakes needs an even base_stake"):
         ruleset_with(plug)
+
+
+def test_a_check_options_complaint_names_the_variant_that_made_it():
+    """A complaint that does not name its variant ("removed_ranks cannot remove every rank")
+    is told with the variant's name; one that does keeps its words; each variant's in order."""
+    with pytest.raises(RulesetError, match=r"^variant forty-card-deck: removed_ranks cannot remove every rank$"):
+        load_ruleset(["forty-card-deck"], {"removed_ranks": list(range(1, 14))})
+    quiet = plugin("quiet-rule", tonk_check_options=lambda options: "the table must be quiet")
+    even = plugin("even-stakes", tonk_check_options=lambda options, variants: "even-stakes needs an even base_stake")
+    with pytest.raises(RulesetError) as refused:
+        ruleset_with(quiet, even, options={"base_stake": 3})
+    assert str(refused.value) == "variant quiet-rule: the table must be quiet; even-stakes needs an even base_stake"
+
+
+def test_a_wrapper_of_check_options_still_sees_and_changes_the_complaints():
+    def louder(options, variants):
+        said = yield
+        return [c.upper() for c in said]
+
+    quiet = plugin("quiet-rule", tonk_check_options=lambda options: "the table must be quiet")
+    loud = SimpleNamespace(VARIANT=VariantInfo("loud-rule", "test plugin"), tonk_check_options=hookimpl(wrapper=True)(louder))
+    with pytest.raises(RulesetError, match="^THE TABLE MUST BE QUIET$"):
+        ruleset_with(quiet, loud)
