@@ -63,7 +63,8 @@ def print_audit(result: dict[str, Any], out) -> None:
     gid = result["game_id"]
     checks = result["checks"]
     marks = {"ok": "[green]ok[/green]", "failed": "[red]failed[/red]", "not run": "[dim]not run[/dim]"}
-    head = f"[bold]game {safe(gid)}[/bold]  {result['hands']} hand(s), {result['events']} events"
+    hands = f"{result['hands']} hand(s), " if checks["rules"] != "not run" else ""  # hands are counted as they are re-run
+    head = f"[bold]game {safe(gid)}[/bold]  {hands}{result['events']} events"
     out.print(head)
     out.print("  " + " \u00b7 ".join(f"{k} {marks[v]}" for k, v in checks.items()))
     if result.get("deal"):  # which guarantees the deals have (core.deal_audit), said plainly

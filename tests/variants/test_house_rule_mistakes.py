@@ -183,6 +183,7 @@ def test_audit_under_a_house_rule_that_raises_cannot_audit_rather_than_blame_the
     assert res.exit_code == 2, res.output
     assert "finding" not in res.output and "Traceback" not in res.output
     assert f"cannot audit: variant 'house' (file:{broken}): tonk_veto raised ZeroDivisionError at line 5" in res.output.replace("\n", "")
+    assert f"{game.game_id}  {len(game.events)} events" in res.output and "hand(s)" not in res.output  # no hand was re-run: none counted
 
 
 def test_a_hand_record_on_which_a_house_rule_raises_is_that_cases_error(tmp_path):
