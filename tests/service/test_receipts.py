@@ -65,16 +65,23 @@ def test_without_the_evidence_extra_receipts_are_refused_with_how_to_install_it(
     shim.mkdir(parents=True)
     (shim / "__init__.py").write_text("raise ImportError('cryptography is not installed (test shim)')\n")
     server = start_server(env={"PYTHONPATH": str(shim.parent)})
+    err = refused_receipts(server)
+    assert "pip install 'tonk[evidence]'" in err["message"]
+    assert not server.db.with_name(server.db.name + ".key").exists()
+
+
+def refused_receipts(server) -> dict:
+    """ann's receipts of an ended one-hand game, refused with 503 ``unavailable``: the error
+    object; the rest of the service unaffected (ann's view is still answered)."""
     client = Client(server.url)
     created = client.create(seats=["ann", "bob"], hand_limit=1)
     play_until_over(client, created, random.Random(5))
     r = client.receipts(created["table"], created["tokens"]["ann"])
-    assert r.status_code == 503
+    assert r.status_code == 503, r.text
     err = r.json()["error"]
-    assert err["code"] == "unavailable" and "pip install 'tonk[evidence]'" in err["message"]
-    assert not server.db.with_name(server.db.name + ".key").exists()
-    # the rest of the service is unaffected
+    assert err["code"] == "unavailable"
     assert client.view(created["table"], created["tokens"]["ann"]).status_code == 200
+    return err
 
 
 def test_an_unusable_signing_key_is_a_503_that_names_no_server_path(start_server, tmp_path):
@@ -84,13 +91,7 @@ def test_an_unusable_signing_key_is_a_503_that_names_no_server_path(start_server
     server = start_server()
     key = server.db.with_name(server.db.name + ".key")
     key.mkdir()  # where the key file should be: not a regular file, so it cannot be used
-    client = Client(server.url)
-    created = client.create(seats=["ann", "bob"], hand_limit=1)
-    play_until_over(client, created, random.Random(5))
-    r = client.receipts(created["table"], created["tokens"]["ann"])
-    assert r.status_code == 503
-    err = r.json()["error"]
-    assert err["code"] == "unavailable" and "signing key" in err["message"] and "log" in err["message"]
-    assert str(tmp_path) not in r.text and key.name not in r.text
+    err = refused_receipts(server)
+    assert "signing key" in err["message"] and "log" in err["message"]
+    assert str(tmp_path) not in str(err) and key.name not in str(err)
     assert str(key) in server.log() and "not a regular file" in server.log()
-    assert client.view(created["table"], created["tokens"]["ann"]).status_code == 200
