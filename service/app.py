@@ -37,9 +37,10 @@ from typing import Annotated, Any, AsyncIterator, Literal
 
 import msgspec
 from litestar import Litestar, Request, Response, Router, get, post, route
-from litestar.datastructures import State
+from litestar.datastructures import ResponseHeader, State
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import YamlRenderPlugin
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 from litestar.types import ASGIApp
 
@@ -67,6 +68,8 @@ from .pages import PAGE_HANDLERS
 from .rate_limit import RateLimiter, client_address, public_rate
 from .request_body import CommandRequest, SafeJSONRequest, body_as, read_fields
 from .same_origin import same_origin
+from .schema_page import POLICY as SCHEMA_POLICY
+from .schema_page import SchemaPage
 from .stream_ticket import LIFETIME, issue_ticket, seat_of_ticket
 from .streams import resume_after, stream_app
 from .table_slots import TableSlots
@@ -413,7 +416,16 @@ def create_app(config: ServiceConfig) -> Litestar:
         request_max_body_size=config.max_body,
         request_class=SafeJSONRequest,
         openapi_config=OpenAPIConfig(
-            title="tonk table service", version="1", openapi_router=Router("/schema", route_handlers=[], include_in_schema=False, before_request=_schema_not_found)
+            title="tonk table service",
+            version="1",
+            render_plugins=[SchemaPage(), YamlRenderPlugin()],  # a page of its own: no CDN script on this origin (service/schema_page.py)
+            openapi_router=Router(
+                "/schema",
+                route_handlers=[],
+                include_in_schema=False,
+                before_request=_schema_not_found,
+                response_headers=[ResponseHeader(name="Content-Security-Policy", value=SCHEMA_POLICY), ResponseHeader(name="X-Content-Type-Options", value="nosniff")],
+            ),
         ),
         debug=False,
     )

@@ -69,6 +69,12 @@ def test_an_unknown_path_under_schema_is_the_json_404_of_every_other_route(clien
     for path in ("/schema", "/schema/swagger"):
         r = client.http.get(path)
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path
+        # the page loads nothing from elsewhere and runs no script: this origin keeps seat tokens
+        assert "<script" not in r.text and not re.search(r"""(src|href)=["']?(https?:)?//""", r.text), path
+        assert "script-src" not in r.headers["content-security-policy"] and "default-src 'none'" in r.headers["content-security-policy"]
+        assert "/tables/{table_id}/commands" in r.text and 'href="/schema/openapi.json"' in r.text
+    r = client.http.get("/schema/openapi.yaml")
+    assert r.status_code == 200 and "/tables/{table_id}/commands" in r.text
 
 
 # --- the commitment's bytes -------------------------------------------------------------------
