@@ -196,9 +196,15 @@ def stream_status(url: str, headers: dict[str, str]) -> int:
 
 
 def ended_game(c: Client) -> dict:
-    created = c.create(seats=["ann", "bob"], bots={"bob": "greedy"}, hand_limit=1)
-    play_until_over(c, created, random.Random(2))
-    return created
+    """A one-hand game that has ended, its hand played (not ended at the deal by an initial
+    tonk, which leaves no turn whose position ``/record`` could give)."""
+    for _ in range(20):
+        created = c.create(seats=["ann", "bob"], bots={"bob": "greedy"}, hand_limit=1)
+        play_until_over(c, created, random.Random(2))
+        last = c.view(created["table"], created["tokens"]["ann"]).json()["last_hand"]
+        if not last["ended"]["end"].startswith("initial_tonk"):
+            return created
+    raise AssertionError("20 one-hand games each ended at the deal")
 
 
 def mover(c: Client, created: dict) -> tuple[str, dict]:
