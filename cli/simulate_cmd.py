@@ -272,17 +272,38 @@ def _configs(
 
 def _write_report(path: Path, result: dict[str, Any], config: Any, other: Any) -> None:
     """The house-rule lab's HTML page (:mod:`tonk.application.lab_report`); a path that cannot
-    be written is an error naming it."""
+    be written is an error naming it, and leaves no half-written page (nor a report that was
+    there before cut short): the page is written beside it and renamed into place."""
     from ..application.lab_report import lab_html
     from ..core.errors import TonkError
-    from .render import safe
 
     page = lab_html(result, _ruleset_label(config), _ruleset_label(other))
     try:
-        path.write_text(page, encoding="utf-8")
+        _write_whole(path, page)
     except OSError as exc:
         raise TonkError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
     err_console().print(f"wrote the report to {safe(str(path))}", markup=False, highlight=False)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all: written to a new file in its directory and
+    renamed over it (a link's target, not the link); what is not a plain file (``/dev/stdout``,
+    a pipe) is written to as it is, there being nothing to leave half-written."""
+    import os
+    import secrets
+
+    if path.exists() and not path.is_file():
+        path.write_text(text, encoding="utf-8")
+        return
+    target = Path(os.path.realpath(path))
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with open(tmp, "x", encoding="utf-8") as out:  # default permissions, unlike mkstemp's 0600
+            out.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _load_variant_files(files: list[Path], workers: int) -> None:
