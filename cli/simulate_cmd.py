@@ -252,7 +252,7 @@ def _configs(
     """The simulation's config, and with ``--compare`` the other ruleset's (same seeds, bots
     and sizes); an unknown bot or a bad ruleset is an error naming it."""
     from ..core.bots import bot_names
-    from ..core.errors import RulesetError, TonkError
+    from ..core.errors import RulesetError, SetupError, TonkError
 
     bots = bots or ["greedy"]
     for name in bots:
@@ -268,6 +268,8 @@ def _configs(
         return config, _config(hands, players, bots, cv, co, seed, hands_per_game, workers)
     except RulesetError as exc:
         raise RulesetError(f"--compare: {exc}") from None
+    except SetupError as exc:  # the other ruleset's seats: not those of --variant's
+        raise SetupError(f"--compare: {exc}") from None
 
 
 def _write_report(path: Path, result: dict[str, Any], config: Any, other: Any) -> None:
