@@ -24,7 +24,7 @@ import typer
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings, unwritable
 from .options import db_option, option_option, variant_file_option, variant_option
-from .render import console, err_console, print_json, safe
+from .render import console, err_console, print_json, safe, visible
 from .interrupts import interruption_reported
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def _write_report(path: Path, result: dict[str, Any], config: Any, other: Any) -
         _write_whole(path, page)
     except OSError as exc:
         raise TonkError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
-    err_console().print(f"wrote the report to {safe(str(path))}", markup=False, highlight=False)
+    err_console().print(f"wrote the report to {visible(path)}", markup=False, highlight=False)  # not markup: shown as named
 
 
 def _write_whole(path: Path, text: str) -> None:
@@ -338,7 +338,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
         from .evidence_cmd import write_simulation_receipts
 
         written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
-        err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+        err_console().print(f"wrote {written} receipt(s) to {visible(receipts)}", markup=False, highlight=False)
     if path is None:
         return result, None
     if _is_memory(path):

@@ -157,3 +157,12 @@ def test_a_report_to_a_link_writes_the_links_file(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert (tmp_path / "latest.html").is_symlink()
     assert (tmp_path / "reports" / "lab.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_report_is_said_written_to_the_path_as_named(tmp_path):
+    # the line is printed as text, not markup: a bracket in the name is not escaped ('lab\\[b].html')
+    path = tmp_path / "lab[b].html"
+    r = CliRunner().invoke(app, ["simulate", "-n", "4", "-p", "2", "--no-store", "--compare", "no-initial-tonk", "--report", str(path)])
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines() == [f"wrote the report to {path}"]
+    assert path.read_text().startswith("<!DOCTYPE html>")
