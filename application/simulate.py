@@ -48,9 +48,9 @@ from ..core.turn import decide
 from ..core.errors import TonkError
 from ..core.events import Event, HandEnded, game_started
 from ..core.game import Game
-from ..core.legal import legal_actions
+from ..core.legal import legal_actions, no_legal_action
 from ..core.ruleset import Ruleset, RulesetLoader
-from ..core.state import State, evolve
+from ..core.state import evolve
 from ..core.views import player_view
 from ..variants import load_ruleset
 from .sink import EventSink
@@ -65,17 +65,6 @@ GAME_ID_NAMESPACE = uuid.UUID("5d0c6b0e-6a35-4f0e-9a57-3c4b1b7a0f11")
 class SimulationError(TonkError):
     """A simulation that cannot be set up or run (bad bots, a runaway hand, a player left
     no legal action)."""
-
-
-def stuck_message(state: State, ruleset: Ruleset, index: int) -> str:
-    """Why the hand in play cannot go on: its player to act has no legal action, which only
-    a house rule refusing every command the player has can bring about (a veto of every
-    discard of the cards held, say)."""
-    rules = ", ".join(ruleset.variants) or "classic"
-    return (
-        f"hand {state.hand_no} of game {index}: {state.to_act} has no legal action at turn {state.turn_no} "
-        f"(the rules {rules} refuse every command open to the player), so the hand cannot go on"
-    )
 
 
 @dataclass(frozen=True)
@@ -319,7 +308,7 @@ def play_game(
             choose, uses_view = choosers[p]
             legal = _legal(state, ruleset)
             if not legal:
-                raise SimulationError(stuck_message(state, ruleset, index))
+                raise SimulationError(f"hand {state.hand_no} of game {index}: {no_legal_action(state, ruleset)}")
             cmd = choose(_view(state, p) if uses_view else None, legal, bot_rng)
             evs = _decide(state, cmd, ruleset)
             for e in evs:
