@@ -100,6 +100,8 @@ def _print_ladder(result: dict[str, Any]) -> None:
     out = console()
     cfg = result["config"]
     rules = " ".join(cfg["variants"]) or "classic"
+    if cfg["options"]:  # as simulate's reports name them
+        rules += " " + " ".join(f"{k}={v}" for k, v in cfg["options"].items())
     out.print(
         f"[bold]bot ladder[/bold]: {cfg['hands']} hands per pairing and seating, {cfg['players']} players, "
         f"rules {safe(rules)}, seed {cfg['seed']}"

@@ -76,3 +76,13 @@ def test_a_pairings_score_is_its_share_of_the_hands_played():
     undecided = pair["hands"] - pair["wins_a"] - pair["wins_b"]
     assert pair["score"] == (pair["wins_a"] + 0.5 * undecided) / pair["hands"]
     assert pair["elo_gap"] == elo_gap(pair["score"])
+
+
+def test_the_ladders_rules_line_names_its_options_as_its_json_does():
+    runner = CliRunner()
+    args = ["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--hands", "4", "--variant", "hit-penalty", "--option", "base_stake=2"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["config"]
+    assert (data["variants"], data["options"]) == (["hit-penalty"], {"base_stake": 2})
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.splitlines()[0] == "bot ladder: 4 hands per pairing and seating, 2 players, rules hit-penalty base_stake=2, seed 0"
