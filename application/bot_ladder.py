@@ -8,8 +8,9 @@ every seat position in turn.  A pairing's figures are ``a``'s over both runs:
 
 * **mean net** per seat and hand (stake units), with its 95 % interval (seat-hands
   taken as independent, exact heads-up);
-* **score**: the share of ``a``'s seat-hands won (the hand's highest positive net),
-  a hand no one won counting as half to each side, as chess counts a draw;
+* **score**: the share of the pairing's hands (both runs) that ``a``'s side won (a seat
+  with the hand's highest positive net), a hand no one won counting as half to each
+  side, as chess counts a draw;
 * the **Elo gap** of that score, ``400 log10(s / (1 - s))``.
 
 The ratings are the least-squares fit of the gaps (:func:`tonk.application.stats.elo_ratings`),
@@ -91,9 +92,10 @@ def _pairing(config: LadderConfig, a: str, b: str, progress: Callable[[int], Non
                 wins_b += row["wins"]
     est = mean_ci(net, net_sq, seat_hands)
     # a hand is won by one side or the other or no one (a catch's tie can make two winners,
-    # one of each side: then it counts as half to each, as a draw)
+    # one of each side: then it counts as half to each, as a draw); ``hands`` already counts
+    # the hands of both runs
     decided = wins_a + wins_b
-    score = (wins_a + 0.5 * (2 * hands - decided)) / (2 * hands) if hands else 0.5
+    score = (wins_a + 0.5 * (hands - decided)) / hands if hands else 0.5
     score = min(max(score, 0.0), 1.0)
     return {
         "a": a,

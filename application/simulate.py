@@ -48,7 +48,7 @@ from ..core.turn import decide
 from ..core.errors import TonkError
 from ..core.events import Event, HandEnded, game_started
 from ..core.game import Game
-from ..core.legal import legal_actions
+from ..core.legal import legal_actions, no_legal_action
 from ..core.ruleset import Ruleset, RulesetLoader
 from ..core.state import evolve
 from ..core.views import player_view
@@ -63,7 +63,8 @@ GAME_ID_NAMESPACE = uuid.UUID("5d0c6b0e-6a35-4f0e-9a57-3c4b1b7a0f11")
 
 
 class SimulationError(TonkError):
-    """A simulation that cannot be set up or run (bad bots, a runaway hand)."""
+    """A simulation that cannot be set up or run (bad bots, a runaway hand, a player left
+    no legal action)."""
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,10 @@ def play_game(
         while state.in_hand:
             p = state.to_act
             choose, uses_view = choosers[p]
-            cmd = choose(_view(state, p) if uses_view else None, _legal(state, ruleset), bot_rng)
+            legal = _legal(state, ruleset)
+            if not legal:
+                raise SimulationError(f"hand {state.hand_no} of game {index}: {no_legal_action(state, ruleset)}")
+            cmd = choose(_view(state, p) if uses_view else None, legal, bot_rng)
             evs = _decide(state, cmd, ruleset)
             for e in evs:
                 _evolve(state, e)

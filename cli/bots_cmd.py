@@ -3,6 +3,7 @@
     tonk bots                                   # the bots by name
     tonk bots --ladder --hands 2000 --seed 1    # every pair heads-up, seats swapped
     tonk bots --ladder --bot expert --bot greedy --players 3 --variant hit-penalty --json
+    tonk bots --ladder --variant-file my_rule.py --variant my-rule   # under a house rule of one's own
 
 A thin command over :mod:`tonk.application.bot_ladder`: a table of each pairing's
 mean net per hand with its 95 % interval, its score and Elo gap, then the bots'
@@ -11,12 +12,13 @@ Elo-like ratings.  Progress goes to stderr when stderr is a terminal.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import typer
 
 from .app import app, reported
-from .options import option_option, variant_option
+from .options import option_option, variant_file_option, variant_option
 from .render import console, print_json, safe
 
 #: one line about each bot, for ``tonk bots``
@@ -36,6 +38,7 @@ def bots_cmd(
     players: int = typer.Option(2, "--players", "-p", metavar="P", help="Seats at the table (the two bots alternate round it)."),
     variant: list[str] = variant_option(),
     option: list[str] = option_option(),
+    variant_file: list[Path] = variant_file_option(),
     seed: int = typer.Option(0, "--seed", "-s", metavar="S", help="Seed: the same seed gives the same ladder."),
     workers: int = typer.Option(1, "--workers", "-w", metavar="W", help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the bots (or the ladder) as JSON."),
@@ -46,8 +49,8 @@ def bots_cmd(
 
     with reported():
         if not ladder:
-            if bot or variant or option:
-                raise TonkError("--bot, --variant and --option choose what the ladder plays: give --ladder")
+            if bot or variant or option or variant_file:
+                raise TonkError("--bot, --variant, --option and --variant-file choose what the ladder plays: give --ladder")
             given = [f"--{name}" for name in ("hands", "players", "seed", "workers") if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"]
             if given:
                 raise TonkError(f"{', '.join(given)}: how the ladder is played: give --ladder")
@@ -58,6 +61,10 @@ def bots_cmd(
             for n in names:
                 console().print(f"[bold]{safe(n)}[/bold]  {safe(ABOUT.get(n, ''))}")
             return
+        if variant_file:  # as simulate loads them: into this process, which then plays every game
+            from .simulate_cmd import _load_variant_files
+
+            _load_variant_files(variant_file, workers)
         result = _run_ladder(bot or bot_names(), hands, players, variant, option, seed, workers)
     if as_json:
         print_json(result)
@@ -93,6 +100,8 @@ def _print_ladder(result: dict[str, Any]) -> None:
     out = console()
     cfg = result["config"]
     rules = " ".join(cfg["variants"]) or "classic"
+    if cfg["options"]:  # as simulate's reports name them
+        rules += " " + " ".join(f"{k}={v}" for k, v in cfg["options"].items())
     out.print(
         f"[bold]bot ladder[/bold]: {cfg['hands']} hands per pairing and seating, {cfg['players']} players, "
         f"rules {safe(rules)}, seed {cfg['seed']}"

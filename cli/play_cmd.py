@@ -319,6 +319,8 @@ class PlaySession:
                     self.say()
                     self.show_events(events)
                 while game.in_hand:
+                    if not game.legal_actions():  # only a house rule can leave a player nothing to do
+                        self.stuck()
                     if game.to_act == self.human:
                         self.human_turn()
                     else:
@@ -363,6 +365,16 @@ class PlaySession:
     @property
     def stake(self) -> int:
         return int(self.game.ruleset.options.get("base_stake", 1) or 1)
+
+    def stuck(self) -> None:
+        """The player to act has no legal action: the hand cannot go on, the game is left as
+        recorded, and the session ends with an error saying why."""
+        from ..core.legal import no_legal_action
+        from .render import safe
+
+        g = self.game
+        self.say(f"recorded as far as it went: game {safe(g.game_id)} (hand {g.state.hand_no} stays unfinished). {self._net_line()}")
+        raise Failure(f"hand {g.state.hand_no}: {no_legal_action(g.state, g.ruleset)}")
 
     def stopped(self, why: str) -> None:
         from .render import safe

@@ -24,7 +24,7 @@ import typer
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings, unwritable
 from .options import db_option, option_option, variant_file_option, variant_option
-from .render import console, err_console, print_json
+from .render import console, err_console, print_json, safe, visible
 from .interrupts import interruption_reported
 
 if TYPE_CHECKING:
@@ -84,7 +84,8 @@ def _print_report(r: dict, title: str) -> None:
     rules = " ".join(cfg["variants"]) or "classic"
     if cfg["options"]:
         rules += " " + " ".join(f"{k}={v}" for k, v in cfg["options"].items())
-    out.print(f"[bold]{title}[/bold]: {r['hands']} hands in {r['games']} games, {cfg['players']} players, rules {rules}, seed {cfg['seed']}")
+    # the rules' names and values are data (a variant file names itself): never markup
+    out.print(f"[bold]{safe(title)}[/bold]: {r['hands']} hands in {r['games']} games, {cfg['players']} players, rules {safe(rules)}, seed {cfg['seed']}")
     if "seconds" in r:
         out.print(
             f"  {r['hands_per_second']:,.0f} hands/s, {r['actions_per_second']:,.0f} actions/s "
@@ -100,7 +101,7 @@ def _print_report(r: dict, title: str) -> None:
     ends.add_column("hands", justify="right")
     ends.add_column("share", justify="right")
     for name, e in r["endings"].items():
-        ends.add_row(name, str(e["count"]), _pct(e["share"]))
+        ends.add_row(safe(name), str(e["count"]), _pct(e["share"]))
     out.print(ends)
     seats = Table(title="seats", box=None, padding=(0, 1), title_justify="left")
     seat_columns: tuple[tuple[str, JustifyMethod], ...] = (
@@ -110,7 +111,7 @@ def _print_report(r: dict, title: str) -> None:
         seats.add_column(col, justify=just)
     for s in r["seats"]:
         seats.add_row(
-            s["player"], s["bot"], _pct(s["win_rate"]), f"{s['mean_net']:+.3f}", str(s["knocks"]), str(s["knocks_won"]), str(s["knocks_caught"]), str(s["tonk_outs"])
+            safe(s["player"]), safe(s["bot"]), _pct(s["win_rate"]), f"{s['mean_net']:+.3f}", str(s["knocks"]), str(s["knocks_won"]), str(s["knocks_caught"]), str(s["tonk_outs"])
         )
     out.print(seats)
     if len(r["bots"]) > 1:
@@ -119,7 +120,7 @@ def _print_report(r: dict, title: str) -> None:
         for col, just in bot_columns:
             bots.add_column(col, justify=just)
         for name, b in r["bots"].items():
-            bots.add_row(name, str(b["seats"]), _pct(b["win_rate"]), f"{b['mean_net']:+.3f}", _pct(b["knock_win_rate"]))
+            bots.add_row(safe(name), str(b["seats"]), _pct(b["win_rate"]), f"{b['mean_net']:+.3f}", _pct(b["knock_win_rate"]))
         out.print(bots)
 
 
@@ -129,14 +130,14 @@ def _print_comparison(result: dict, label_a: str, label_b: str) -> None:
     from ..application.lab_report import difference_text, figure_text
 
     out = console()
-    t = Table(title=f"A: {label_a}   B: {label_b}   (same seeds, decks and bots; 95% intervals)", box=None, padding=(0, 1), title_justify="left")
+    t = Table(title=f"A: {safe(label_a)}   B: {safe(label_b)}   (same seeds, decks and bots; 95% intervals)", box=None, padding=(0, 1), title_justify="left")
     t.add_column("figure")
     t.add_column("A", justify="right")
     t.add_column("B", justify="right")
     t.add_column("B - A (95% interval)", justify="right")
     t.add_column("verdict")
     for row in result["rows"]:
-        t.add_row(row["metric"], figure_text(row, row["a"]), figure_text(row, row["b"]), difference_text(row), row["verdict"])
+        t.add_row(safe(row["metric"]), figure_text(row, row["a"]), figure_text(row, row["b"]), difference_text(row), row["verdict"])
     out.print(t)
 
 
@@ -251,7 +252,7 @@ def _configs(
     """The simulation's config, and with ``--compare`` the other ruleset's (same seeds, bots
     and sizes); an unknown bot or a bad ruleset is an error naming it."""
     from ..core.bots import bot_names
-    from ..core.errors import RulesetError, TonkError
+    from ..core.errors import RulesetError, SetupError, TonkError
 
     bots = bots or ["greedy"]
     for name in bots:
@@ -267,21 +268,44 @@ def _configs(
         return config, _config(hands, players, bots, cv, co, seed, hands_per_game, workers)
     except RulesetError as exc:
         raise RulesetError(f"--compare: {exc}") from None
+    except SetupError as exc:  # the other ruleset's seats: not those of --variant's
+        raise SetupError(f"--compare: {exc}") from None
 
 
 def _write_report(path: Path, result: dict[str, Any], config: Any, other: Any) -> None:
     """The house-rule lab's HTML page (:mod:`tonk.application.lab_report`); a path that cannot
-    be written is an error naming it."""
+    be written is an error naming it, and leaves no half-written page (nor a report that was
+    there before cut short): the page is written beside it and renamed into place."""
     from ..application.lab_report import lab_html
     from ..core.errors import TonkError
-    from .render import safe
 
     page = lab_html(result, _ruleset_label(config), _ruleset_label(other))
     try:
-        path.write_text(page, encoding="utf-8")
+        _write_whole(path, page)
     except OSError as exc:
         raise TonkError(f"--report: cannot write {path}: {exc.strerror or exc}") from None
-    err_console().print(f"wrote the report to {safe(str(path))}", markup=False, highlight=False)
+    err_console().print(f"wrote the report to {visible(path)}", markup=False, highlight=False)  # not markup: shown as named
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all: written to a new file in its directory and
+    renamed over it (a link's target, not the link); what is not a plain file (``/dev/stdout``,
+    a pipe) is written to as it is, there being nothing to leave half-written."""
+    import os
+    import secrets
+
+    if path.exists() and not path.is_file():
+        path.write_text(text, encoding="utf-8")
+        return
+    target = Path(os.path.realpath(path))
+    tmp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with open(tmp, "x", encoding="utf-8") as out:  # default permissions, unlike mkstemp's 0600
+            out.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _load_variant_files(files: list[Path], workers: int) -> None:
@@ -314,7 +338,7 @@ def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tu
         from .evidence_cmd import write_simulation_receipts
 
         written = write_simulation_receipts(path, receipts, [c for c in (config, other) if c is not None])
-        err_console().print(f"wrote {written} receipt(s) to {receipts}", markup=False, highlight=False)
+        err_console().print(f"wrote {written} receipt(s) to {visible(receipts)}", markup=False, highlight=False)
     if path is None:
         return result, None
     if _is_memory(path):

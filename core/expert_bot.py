@@ -519,7 +519,10 @@ class ExpertBot:
         return values
 
     def playout(self, state: State, me: str) -> int:
-        """Play the hand out with greedy players in every seat; the bot's net of it."""
+        """Play the hand out with greedy players in every seat; the bot's net of it (0 for a
+        hand that does not end: past ``MAX_PLAYOUT_ACTIONS``, or a seat the house rules leave
+        no legal action in this sampled world, e.g. a user's rule refusing every discard of
+        the cards it was dealt)."""
         ruleset = self.ruleset
         points = self.points
         bots: dict[str, GreedyBot] = {p: PlayoutGreedy(points) for p in state.players}
@@ -527,7 +530,10 @@ class ExpertBot:
         rng = random.Random(0)  # the greedy bot does not draw from it
         for _ in range(MAX_PLAYOUT_ACTIONS):
             p = state.to_act
-            cmd = bots[p].choose(SeatSight(state, p), legal_actions(state, ruleset), rng)  # type: ignore[arg-type]
+            legal = legal_actions(state, ruleset)
+            if not legal:
+                return 0
+            cmd = bots[p].choose(SeatSight(state, p), legal, rng)  # type: ignore[arg-type]
             for e in decide(state, cmd, ruleset):
                 evolve(state, e)
             if not state.in_hand:

@@ -124,6 +124,17 @@ def _accepts(verify, state: State, cmd, ruleset: Ruleset) -> bool:
     return True
 
 
+def no_legal_action(state: State, ruleset: Ruleset) -> str:
+    """Why the hand in play cannot go on when :func:`legal_actions` is empty: only a house
+    rule refusing every command open to the player to act (a veto of the discard of every
+    card it holds, say) brings that about; the base game always leaves a draw or a discard."""
+    rules = ", ".join(ruleset.variants) or "classic"
+    return (
+        f"{state.to_act} has no legal action at turn {state.turn_no} "
+        f"(the rules {rules} refuse every command open to the player), so the hand cannot go on"
+    )
+
+
 def legal_actions(state: State, ruleset: Ruleset) -> list:
     """The actions the player to act may take now (same list, same order as
     :func:`legal_actions_checked`)."""

@@ -65,3 +65,24 @@ def test_bad_ladder_input_is_one_error_line():
         r = runner.invoke(app, args)
         assert r.exit_code == 2, (args, r.stdout, r.stderr)
         assert words in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_pairings_score_is_its_share_of_the_hands_played():
+    # each run's hands are counted once: heads-up, a hand is won by one bot or the other or
+    # no one (a draw, half to each), so greedy's score is its wins over the 2 x 60 hands
+    # plus half the undecided ones (it read 2 x 120 hands: every score was pulled to 50 %)
+    (pair,) = ladder(LadderConfig(bots=("greedy", "random"), hands=60, seed=5))["pairings"]
+    assert pair["hands"] == 120 and pair["wins_a"] + pair["wins_b"] <= 120
+    undecided = pair["hands"] - pair["wins_a"] - pair["wins_b"]
+    assert pair["score"] == (pair["wins_a"] + 0.5 * undecided) / pair["hands"]
+    assert pair["elo_gap"] == elo_gap(pair["score"])
+
+
+def test_the_ladders_rules_line_names_its_options_as_its_json_does():
+    runner = CliRunner()
+    args = ["bots", "--ladder", "--bot", "greedy", "--bot", "random", "--hands", "4", "--variant", "hit-penalty", "--option", "base_stake=2"]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).stdout)["config"]
+    assert (data["variants"], data["options"]) == (["hit-penalty"], {"base_stake": 2})
+    text = runner.invoke(app, args)
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.splitlines()[0] == "bot ladder: 4 hands per pairing and seating, 2 players, rules hit-penalty base_stake=2, seed 0"

@@ -152,3 +152,20 @@ def test_variants_from_a_file_with_hostile_text(tmp_path):
     r = tonk("variants", "evil-rule", "--variant-file", str(f))
     assert r.code == 0, r.err
     _assert_safe(r, shown=("[bold red]markup[/]", "[/] summary \\x1b[2J"))
+
+
+def test_simulate_shows_a_variant_files_name_and_option_as_text(tmp_path):
+    # the rules line of each report and the comparison's title name the variants and the
+    # options' values: a name or value with markup is shown as typed (a closing tag with
+    # nothing open was a MarkupError traceback; an opening one painted the line)
+    f = tmp_path / "evil_rule.py"
+    f.write_text(
+        "from tonk.variants import OptionSpec, VariantInfo, hookimpl\n"
+        "VARIANT = VariantInfo(name='evil[/]rule', summary='evil', options=(OptionSpec('label', 'str', 'x', 'a label'),))\n"
+        "@hookimpl\n"
+        "def tonk_veto(state, command, ruleset):\n"
+        "    return None\n"
+    )
+    r = tonk("simulate", "-n", "4", "--no-store", "--variant-file", str(f), "-v", "evil[/]rule", "-o", "label=[bold red]mal", "--compare", "classic")
+    assert r.code == 0, r.err
+    _assert_safe(r, shown=("rules evil[/]rule label=[bold red]mal", "A: evil[/]rule label=[bold red]mal   B: classic"))

@@ -256,3 +256,31 @@ def test_play_through_a_pseudo_terminal_then_audit_clean(db: Path, runner):
     audit = runner.invoke(app, ["--db", str(db), "audit", gid])
     assert audit.exit_code == 0, audit.stdout
     assert "verdict: clean" in audit.stdout
+
+
+NO_DISCARD = '''"""Nobody discards (a house rule that leaves a player who cannot spread nothing to do)."""
+from tonk.core.commands import Discard
+from tonk.variants import VariantInfo, hookimpl
+
+VARIANT = VariantInfo(name="no-discard", summary="Nobody discards.", doc=__doc__)
+
+
+@hookimpl
+def tonk_veto(state, command, ruleset):
+    return VARIANT.illegal("NO_DISCARD", "nobody discards") if type(command) is Discard else None
+'''
+
+
+@pytest.mark.parametrize("seed,who", [(1, "greedy2"), (2, "you")])
+def test_a_player_the_house_rules_leave_no_legal_action_ends_the_session_with_an_error(tmp_path, seed, who):
+    # a bot with nothing legal to do was an IndexError traceback; a person was shown an empty
+    # menu and could only quit: the hand cannot go on, and the session says so (exit 2)
+    from script_helpers import tonk as run
+
+    f = tmp_path / "no_discard.py"
+    f.write_text(NO_DISCARD)
+    db = tmp_path / "p.db"
+    r = run("play", "-s", str(seed), "-n", "1", "--variant-file", str(f), "-v", "no-discard", "--db", str(db), input="d\nd\nq\n")
+    assert r.code == 2, r.out + r.err
+    assert r.err_line() == f"error: hand 1: {who} has no legal action at turn 1 (the rules no-discard refuse every command open to the player), so the hand cannot go on"
+    assert "recorded as far as it went: game " in r.out and "(hand 1 stays unfinished)" in r.out

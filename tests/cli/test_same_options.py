@@ -108,6 +108,18 @@ def test_variant_file_on_simulate(tmp_path):
     assert r.code == 2 and "--workers 1" in r.err_line()
 
 
+def test_variant_file_on_the_bot_ladder():
+    # every command that takes a ruleset takes --variant-file too (README): the ladder also
+    r = tonk("bots", "--ladder", "-b", "greedy", "-b", "random", "-n", "6", "--json", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock", "-o", "rounds=2")
+    assert r.code == 0, r.err
+    config = json.loads(r.out)["config"]
+    assert (config["variants"], config["options"]) == (["first-round-no-knock"], {"rounds": 2})
+    r = tonk("bots", "--ladder", "-b", "greedy", "-b", "random", "-n", "6", "-w", "2", "--variant-file", str(EXAMPLE_FILE), "-v", "first-round-no-knock")
+    assert r.code == 2 and "--variant-file needs --workers 1" in r.err_line()
+    r = tonk("bots", "--variant-file", str(EXAMPLE_FILE))
+    assert r.code == 2 and "give --ladder" in r.err_line()
+
+
 def test_evidence_commands_take_db_after_the_command(tmp_path):
     pytest.importorskip("cryptography")
     db = tmp_path / "e.db"

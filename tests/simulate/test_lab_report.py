@@ -122,3 +122,47 @@ def test_a_report_path_that_cannot_be_written_stores_nothing(tmp_path, where):
     r = CliRunner().invoke(app, ["simulate", "-n", "4", "--hands-per-game", "2", "--db", str(db), "--compare", "no-initial-tonk", "--report", str(tmp_path / where)])
     assert r.exit_code == 2 and "--report: cannot write" in r.stderr and "nothing was simulated" in r.stderr, r.stderr
     assert not db.exists()
+
+
+def test_a_report_that_fails_part_way_leaves_no_half_page(tmp_path):
+    """A real write failure (the file size limit, RLIMIT_FSIZE, which binds root too, as a
+    full disk would) part way through the page: an error, no half-written page, and a
+    report that was there before is as it was (it was cut to the limit)."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4000, 4000))
+
+    (tmp_path / "old.html").write_text("the last report\n")
+    tonk = Path(sys.executable).parent / "tonk"
+    for name in ("new.html", "old.html"):
+        r = subprocess.run(
+            [str(tonk), "simulate", "-n", "6", "-p", "2", "--no-store", "--compare", "no-initial-tonk", "--report", str(tmp_path / name)],
+            capture_output=True, text=True, preexec_fn=limit, timeout=120,
+        )
+        assert r.returncode == 2 and r.stderr.startswith(f"error: --report: cannot write {tmp_path / name}: "), r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.html"]
+    assert (tmp_path / "old.html").read_text() == "the last report\n"
+
+
+def test_a_report_to_a_link_writes_the_links_file(tmp_path):
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "latest.html").symlink_to(tmp_path / "reports" / "lab.html")
+    r = CliRunner().invoke(app, ["simulate", "-n", "4", "-p", "2", "--no-store", "--compare", "no-initial-tonk", "--report", str(tmp_path / "latest.html")])
+    assert r.exit_code == 0, r.stderr
+    assert (tmp_path / "latest.html").is_symlink()
+    assert (tmp_path / "reports" / "lab.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_the_report_is_said_written_to_the_path_as_named(tmp_path):
+    # the line is printed as text, not markup: a bracket in the name is not escaped ('lab\\[b].html')
+    path = tmp_path / "lab[b].html"
+    r = CliRunner().invoke(app, ["simulate", "-n", "4", "-p", "2", "--no-store", "--compare", "no-initial-tonk", "--report", str(path)])
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.splitlines() == [f"wrote the report to {path}"]
+    assert path.read_text().startswith("<!DOCTYPE html>")

@@ -22,6 +22,7 @@ from tonk.application.simulate import (
     simulate,
 )
 from sim_helpers import required_options
+from tonk.variants import load_ruleset
 from tonk.variants.registry import default_registry
 
 CONFIGS = [
@@ -195,6 +196,32 @@ def test_a_runaway_hand_is_an_error_not_a_hang(monkeypatch):
     # the host safeguard (B-31) ends such hands
     rep = simulate(SimConfig(hands=3, players=2, bots=("stubborn",), seed=1, options={"max_turns_per_hand": 20}))
     assert rep["endings"]["turn_cap"]["count"] == 3
+
+
+NO_ACE_DISCARD = '''"""A user's house rule: an ace is never discarded."""
+from tonk.core.commands import Discard
+from tonk.variants import VariantInfo, hookimpl
+
+VARIANT = VariantInfo(name="no-ace-discard", summary="An ace is never discarded.", doc=__doc__)
+
+
+@hookimpl
+def tonk_veto(state, command, ruleset):
+    if type(command) is Discard and command.card[0] == "A":
+        return VARIANT.illegal("ACE_KEPT", "an ace is never discarded")
+    return None
+'''
+
+
+def test_a_player_the_house_rules_leave_no_legal_action_is_an_error_naming_the_hand(tmp_path):
+    # holding only aces after the draw, a player has nothing this rule lets it do: the run
+    # stops with an error naming the hand and the rules (it was an IndexError in the bot)
+    f = tmp_path / "no_ace_discard.py"
+    f.write_text(NO_ACE_DISCARD)
+    rules = load_ruleset(["no-ace-discard"], registry=default_registry().with_files([f]))
+    config = SimConfig(hands=20000, players=2, bots=("random",), seed=0, hands_per_game=50)
+    with pytest.raises(SimulationError, match=r"^hand 27 of game 398: P2 has no legal action at turn 5 \(the rules no-ace-discard refuse every command open to the player\), so the hand cannot go on$"):
+        run_games(config, range(398, 399), None, None, rules)
 
 
 def test_shuffle_deck_is_a_permutation_and_seeded():

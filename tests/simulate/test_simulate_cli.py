@@ -95,6 +95,8 @@ def test_compare_json(runner):
         (["--bot", "random", "--bot", "random", "--bot", "random", "--players", "2"], "3 bots named for 2 seats"),
         (["--db", "x.db"], "either --db PATH or --no-store"),
         (["--compare", "no-such-variant"], "--compare: unknown variant"),
+        # the other ruleset is --compare's alone: its seats are its own to refuse
+        (["--players", "4", "--variant", "more-players", "--compare", "classic"], "error: --compare: this ruleset seats 2 to 3 players, not 4"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(runner, args, message):
