@@ -206,6 +206,8 @@ async def command(
 ) -> CommandResult:
     data = await body_as(request, CommandRequest)
     seat = _seat(request, table_id)
+    if not data.for_seat(seat):
+        raise TableError(f"the command names another player than this token's seat {seat}: the seat is the token's (send no player, or {seat})")
     fields = data.fields()
     tables = _tables(request)
     result = tables.act(table_id, seat, data.action, fields, data.version, data.command_id)

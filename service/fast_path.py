@@ -183,6 +183,8 @@ async def _command(state: Any, table_id: str, scope: Scope, headers: dict[str, s
     if found is None:
         return None, receive
     token, seat, key = found
+    if not data.for_seat(seat):  # the route's 400
+        return None, receive
     try:
         state.limiter.check(key)
     except Exception:

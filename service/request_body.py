@@ -50,10 +50,16 @@ class CommandRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     target: str | None = None
     jokers_as: dict[str, str] | None = None
     joker_as: str | None = None
+    #: optional, the token's own seat: an entry of the view's ``legal`` may be sent back as it is
+    player: str | None = None
+
+    def for_seat(self, seat: str) -> bool:
+        """Whether the command may be the token's ``seat``'s: it names no player, or that seat."""
+        return self.player is None or self.player == seat
 
     def fields(self) -> dict[str, Any]:
         """The action's own fields that were sent (what ``Tables.act`` takes as ``fields``)."""
-        return {k: v for k, v in msgspec.structs.asdict(self).items() if v is not None and k not in ("action", "version", "command_id")}
+        return {k: v for k, v in msgspec.structs.asdict(self).items() if v is not None and k not in ("action", "version", "command_id", "player")}
 
 
 class NoFields(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

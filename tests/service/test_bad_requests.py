@@ -188,6 +188,24 @@ def test_a_stale_version_is_409_with_the_current_version(server, client: Client,
     assert err["current_version"] == v["version"] == stored_version(server, tid)
 
 
+def test_a_legal_entry_sent_back_as_it_is_is_played_and_one_naming_another_seat_is_400(server, client: Client, table: dict):
+    """The view's ``legal`` entries name the player; a client may send one back as it is (with
+    ``version`` and ``command_id``). The seat is the token's: another seat's name is a 400 that
+    applies nothing."""
+    tid = table["table"]
+    seat, v = mover(client, table)
+    entry = next(e for e in v["legal"] if e["action"] == "draw_stock")
+    assert entry["player"] == seat
+    other = next(s for s in table["tokens"] if s != seat)
+    r = client.act(tid, table["tokens"][seat], {**entry, "player": other, "version": v["version"], "command_id": uuid.uuid4().hex})
+    error_of(r, 400, "bad_request", "another player", f"token's seat {seat}")
+    assert other not in r.json()["error"]["message"].split("seat")[0]  # the refusal names the token's own seat, not the sent name
+    assert stored_version(server, tid) == v["version"]
+    r = client.act(tid, table["tokens"][seat], {**entry, "version": v["version"], "command_id": uuid.uuid4().hex})
+    assert r.status_code == 200, r.text
+    assert r.json()["events"][0]["event"]["type"] == "card_drawn" and stored_version(server, tid) > v["version"]
+
+
 def test_a_retried_command_id_is_answered_as_the_first_time_and_applied_once(server, client: Client, table: dict):
     tid = table["table"]
     seat, v = mover(client, table)

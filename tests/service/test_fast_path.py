@@ -109,10 +109,13 @@ def test_what_is_not_plain_reaches_the_route(client: TestClient, routed: list[st
     assert client.post(path, headers={**auth(tokens[seat]), "Content-Type": "text/plain"}, content=b"{}").status_code == 415
     assert client.post(path, headers=auth(tokens[seat]), json={**body, "extra": 1}).status_code == 400
     assert client.post(path, headers=auth(tokens[seat]), json={**body, "version": view["version"] - 1}).status_code == 409
-    assert len(routed) == 6  # every one answered by the route
-    r = client.post(path, headers={**auth(tokens[seat]), "Origin": "http://testserver.local"}, json=body)  # the server's own origin
+    other = next(s for s in tokens if s != seat)
+    assert client.post(path, headers=auth(tokens[seat]), json={**body, "player": other}).status_code == 400  # not the token's seat
+    assert len(routed) == 7  # every one answered by the route
+    mine = {**body, "player": seat}  # a legal entry sent back as it is, its player the token's seat: plain
+    r = client.post(path, headers={**auth(tokens[seat]), "Origin": "http://testserver.local"}, json=mine)  # the server's own origin
     assert r.status_code == 200, r.text
-    assert len(routed) == 6
+    assert len(routed) == 7
 
 
 def test_a_refused_command_is_charged_once(tmp_path: Path, routed: list[str]):
