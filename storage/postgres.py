@@ -42,7 +42,7 @@ import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from . import statements as q
 from ..core.events import Event
@@ -217,20 +217,51 @@ def is_url(target: object) -> bool:
 _SECRET_PARAMETERS = ("password", "sslpassword")
 
 
+def _split(url: str) -> tuple[str, str, str, str | None, str]:
+    """``url`` taken apart as text, as ``urlsplit`` would but never refusing one (an unclosed
+    ``[`` of an IPv6 host) and keeping an empty host's ``//``: the scheme with its ``://``,
+    the host part (``user:password@host:port``), the path, the query (None without a ``?``)
+    and the rest (``#...``)."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    netloc, tail = rest[:end], rest[end:]
+    path, mark, after = tail.partition("?")
+    if not mark:
+        path, hash_, fragment = tail.partition("#")
+        return scheme + sep, netloc, path, None, hash_ + fragment
+    query, hash_, fragment = after.partition("#")
+    return scheme + sep, netloc, path, query, hash_ + fragment
+
+
+def _query_items(query: str) -> list[tuple[str, str, str]]:
+    return [item.partition("=") for item in query.split("&")]
+
+
 def redact(url: str) -> str:
     """The URL without its password, in the user part or the query (for messages: a password
-    is never printed)."""
-    parts = urlsplit(url)
-    if parts.query:
-        query = "&".join(
-            f"{name}=***" if name.lower() in _SECRET_PARAMETERS else f"{name}{eq}{value}"
-            for name, eq, value in (item.partition("=") for item in parts.query.split("&"))
+    is never printed); the rest as given."""
+    scheme, netloc, path, query, rest = _split(url)
+    user, at, host = netloc.rpartition("@")
+    if at and ":" in user:
+        netloc = f"{user.partition(':')[0]}:***@{host}"
+    if query is not None:
+        path += "?" + "&".join(
+            f"{name}=***" if name.lower() in _SECRET_PARAMETERS else f"{name}{eq}{value}" for name, eq, value in _query_items(query)
         )
-        parts = parts._replace(query=query)
-    if parts.password is not None:
-        host = parts.netloc.rpartition("@")[2]
-        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
-    return urlunsplit(parts)
+    return scheme + netloc + path + rest
+
+
+def scrubbed(text: str, url: str) -> str:
+    """``text`` (a driver's message) with every password ``url`` holds (its user part's and
+    its query's, as written and percent-decoded) shown as ``***``: libpq names a value it
+    cannot parse (``invalid percent-encoded token: "..."``)."""
+    _, netloc, _, query, _ = _split(url)
+    user = netloc.rpartition("@")[0]
+    hidden = [user.partition(":")[2]] if ":" in user else []
+    hidden += [value for name, _, value in _query_items(query or "") if name.lower() in _SECRET_PARAMETERS]
+    for secret in sorted({s for raw in hidden for s in (raw, unquote(raw)) if s}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def _driver():
@@ -299,7 +330,7 @@ class PostgresEventStore(EventStore):
                 if not read_only and (names is None or len(names) < SCHEMA_VERSION):
                     migrate(conn, where)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open {where}: {_first_line(exc)}") from None
+            raise StoreError(f"cannot open {where}: {scrubbed(_first_line(exc), url)}") from None
 
         def configure(conn: Any) -> None:
             if read_only:

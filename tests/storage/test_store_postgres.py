@@ -33,6 +33,25 @@ def test_a_password_in_the_query_is_not_shown_in_an_error(clean_failure):
     assert "s3cret" not in r.stdout + r.stderr
 
 
+def test_a_url_urlsplit_refuses_is_redacted_and_an_empty_host_keeps_its_slashes():
+    assert redact("postgresql://bob:s3cret@[::1/tonk") == "postgresql://bob:***@[::1/tonk"
+    assert redact("postgresql:///tonk?host=/run/pg&password=s3cret") == "postgresql:///tonk?host=/run/pg&password=***"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://bob:s3cret@[::1/tonk",  # libpq quotes the whole URL back
+        "postgresql://bob:s3cret%zz@127.0.0.1:1/tonk",  # libpq quotes the token it cannot decode
+        "postgresql://bob@127.0.0.1:1/tonk?password=s3cret%zz",
+    ],
+)
+def test_a_url_libpq_cannot_parse_is_one_clean_error_without_the_password(clean_failure, url):
+    r = CliRunner().invoke(app, ["--db", url, "games"])
+    clean_failure(r, 2, "cannot open postgresql://bob")
+    assert "s3cret" not in r.stdout + r.stderr
+
+
 def test_an_unreachable_server_is_one_clean_error_without_the_password(clean_failure):
     r = CliRunner().invoke(app, ["--db", "postgresql://bob:s3cret@127.0.0.1:1/tonk?connect_timeout=2", "games"])
     clean_failure(r, 2, "cannot open postgresql://bob:***@127.0.0.1:1/tonk")
