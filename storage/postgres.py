@@ -322,7 +322,7 @@ class PostgresEventStore(EventStore):
         where = redact(url)
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-                names = applied(conn.cursor())
+                names = applied(conn.cursor(), where)
                 if names is None and (not create or read_only):
                     raise StoreError(f"no tonk store at {where}")
                 if names is not None:

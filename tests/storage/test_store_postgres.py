@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -64,8 +65,9 @@ def test_a_database_with_another_applications_events_table_is_refused_untouched(
 
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE events (id int)")
-    with pytest.raises(StoreError, match="not a tonk store"):
-        open_store(pg_url)
+    for read_only in (False, True):  # the message names the store, as a SQLite file's names the file
+        with pytest.raises(StoreError, match=re.escape(f"{redact(pg_url)} has an events table that tonk did not make") + ".*not a tonk store"):
+            open_store(pg_url, read_only=read_only)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         assert conn.execute("SELECT to_regclass('tonk_migrations') IS NULL, to_regclass('games') IS NULL").fetchone() == (True, True)
 
