@@ -46,7 +46,7 @@ from urllib.parse import unquote
 
 from . import statements as q
 from ..core.events import Event
-from .append_rules import EventRow, LastRow, checked_append
+from .append_rules import EventRow, LastRow, checked_append, storable
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
@@ -543,8 +543,10 @@ class PostgresEventStore(EventStore):
                 cur.execute(POSTGRES.sql(sql), args)
                 yield from cur
 
+    # A game id (or a name) holding NUL is never stored (append_rules.storable) and PostgreSQL
+    # refuses to be asked about one: it names no game, as on the other back ends.
     def version(self, game_id: str) -> int:
-        return int(self._one(q.VERSION, (game_id,)))
+        return int(self._one(q.VERSION, (game_id,))) if storable(game_id) else 0
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self._all(q.GAME_IDS)]
@@ -621,21 +623,24 @@ class PostgresEventStore(EventStore):
         return rows
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
-        return iter(self._all(q.PAYLOADS, (game_id,)))  # one game: one query, no server-side cursor
+        return iter(self._all(q.PAYLOADS, (game_id,)) if storable(game_id) else [])  # one game: one query, no server-side cursor
 
     def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
         return self._scan(q.ALL_PAYLOADS)
 
     def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
         sql = q.CHAIN_ROWS.format(payload="payload", chain="chain")
-        rows = self._scan(sql + " ORDER BY game_id, seq") if game_id is None else self._scan(sql + " WHERE game_id = ? ORDER BY seq", (game_id,))
+        if game_id is None:
+            rows = self._scan(sql + " ORDER BY game_id, seq")
+        else:
+            rows = self._scan(sql + " WHERE game_id = ? ORDER BY seq", (game_id,)) if storable(game_id) else iter([])
         # the payload as the bytes that were hashed (text comes over the wire as it is, where a
         # ``bytea`` column would come hex-encoded: twice the bytes to parse)
         for gid, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
             yield gid, seq, type_, payload.encode("utf-8"), hash_, prev_hash, chain, recorded_at, command_id
 
     def _record_rows(self, game_id: str) -> Iterator[RecordRow]:
-        return iter(self._all(q.RECORD_ROWS.format(chain="chain"), (game_id,)))
+        return iter(self._all(q.RECORD_ROWS.format(chain="chain"), (game_id,)) if storable(game_id) else [])
 
     def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
         return self._all(q.FEED_ROWS, (after, limit))
@@ -670,9 +675,11 @@ class PostgresEventStore(EventStore):
             return [feed.decode(*row) for row in rows]
 
     def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
-        return self._all(q.HASH_ROWS, (game_id, after))
+        return self._all(q.HASH_ROWS, (game_id, after)) if storable(game_id) else []
 
     def _game_rows(self, player: str | None = None, variant: str | None = None) -> list[tuple[Any, ...]]:
+        if not all(storable(name) for name in (player, variant) if name is not None):
+            return []
         sql, args = q.games_query(POSTGRES, player, variant)
         with self._connection() as conn:
             return list(conn.execute(sql, args).fetchall())
