@@ -36,6 +36,7 @@ durable, with one flush for all of them (the service's group commit).
 from __future__ import annotations
 
 import itertools
+import logging
 import secrets
 import threading
 import time
@@ -205,6 +206,14 @@ class PostgresTransaction:
                 batch = []
         if batch:
             cur.executemany(_GAMES_UPSERT, batch)
+
+
+# psycopg warns through logging when a pipeline a refused write aborted is left ('error
+# ignored terminating <psycopg.Pipeline (host=... user=...)>'); the store reports the refusal
+# itself (StoreError).  A handler of its own keeps that warning off a command's stderr (where
+# logging, with no handler configured, printed it before the store's one error line); a
+# program that gives logging a root handler still gets it.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 
 def is_url(target: object) -> bool:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -11,6 +14,7 @@ from typer.testing import CliRunner
 from tonk.cli.app import app
 from tonk.storage import StoreError
 from tonk.storage.open import is_postgres, open_store
+from tonk.storage.jsonl import export_games
 from tonk.storage.postgres import redact
 from tonk.storage.postgres_schema import STEPS
 
@@ -246,3 +250,26 @@ def test_a_stopped_simulation_names_the_store_without_its_password(pg_url):
     open_store(url).close()
     message = str(_stopped(SimConfig(hands=2, hands_per_game=1), url, "interrupted", True))
     assert "are stored in postgresql://" in message and "s3cret" not in message
+
+
+@pytest.mark.postgres
+def test_a_write_postgresql_refuses_is_one_error_line(pg_url, games, tmp_path):
+    """A write refused inside a pipeline (here: a command id too long for PostgreSQL's index,
+    which SQLite keeps) is the store's one ``error:`` line; psycopg's own warning about the
+    aborted pipeline ('error ignored terminating <psycopg.Pipeline (host=... user=...)>')
+    was printed on stderr before it."""
+    import secrets
+
+    g = games[0]
+    with open_store(":memory:") as source:
+        source.append(g.game_id, g.events, 0, secrets.token_hex(4000))
+        f = tmp_path / "long.jsonl"
+        with open(f, "wb") as out:
+            export_games(source, None, out)
+    # a process of its own: under pytest, logging has handlers, so the warning never reaches stderr
+    r = subprocess.run([str(Path(sys.executable).with_name("tonk")), "--db", pg_url, "import", str(f)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and "the write failed and was rolled back: nothing of this write is stored" in r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    with open_store(pg_url, create=False) as store:
+        assert store.game_ids() == []
