@@ -51,7 +51,7 @@ from .append_rules import EventRow, LastRow, checked_append, storable
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
-from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
+from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned, window
 from .keys import server_key_path
 from .postgres_append import KnownGames, one_trip
 from .postgres_locked import LOCK_POSITION, LockedWrites
@@ -616,6 +616,7 @@ class PostgresEventStore(EventStore):
         """As the contract's, without the payloads; answered from what :meth:`wait_for_append`
         read ahead when it was read after ``after`` (as of that read: a later append woke, or
         will wake, the next wait), else read now."""
+        after, limit = window(after, limit)
         ahead, self._ahead = self._ahead, None
         if ahead is not None and ahead[0] == after:
             _, rows, whole = ahead
@@ -676,6 +677,7 @@ class PostgresEventStore(EventStore):
     def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
         """As the contract's, decoding through one decoder per game kept from call to call
         (not a first-payload read of each game in every batch)."""
+        after, limit = window(after, limit)
         with self._reading():
             rows = self._feed_rows(after, limit)
             if self._feed.games() > FEED_DECODERS:
