@@ -273,3 +273,30 @@ def test_a_write_postgresql_refuses_is_one_error_line(pg_url, games, tmp_path):
     assert len(r.stderr.splitlines()) == 1, r.stderr
     with open_store(pg_url, create=False) as store:
         assert store.game_ids() == []
+
+
+@pytest.mark.postgres
+def test_serve_on_a_store_it_cannot_write_is_one_clean_error_before_it_starts(pg_url, clean_failure):
+    """A role that may read the store but not write it: the served tables cannot be made, which
+    the server found only at its start (a traceback of the application's startup); the check
+    before the server starts now takes the store's write lock (writing nothing)."""
+    import uuid
+
+    import psycopg
+
+    open_store(pg_url).close()
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
+    try:
+        url = re.sub(r"^postgresql://[^@/]*@", f"postgresql://{role}@", pg_url)
+        assert url != pg_url
+        r = CliRunner().invoke(app, ["--db", url, "serve", "--port", "1"])
+        clean_failure(r, 2, "permission denied")
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
