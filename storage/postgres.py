@@ -52,7 +52,7 @@ from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned, window
-from .keys import server_key_path
+from .keys import SECRET_PARAMETERS, server_key_path
 from .postgres_append import KnownGames, one_trip
 from .postgres_locked import LOCK_POSITION, LockedWrites
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
@@ -221,9 +221,6 @@ def is_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
 
 
-#: the connection parameters a URL's query may carry that are secrets (libpq's ``password``
-#: and ``sslpassword``): never printed either
-_SECRET_PARAMETERS = ("password", "sslpassword")
 
 
 def _split(url: str) -> tuple[str, str, str, str | None, str]:
@@ -255,7 +252,7 @@ def redact(url: str) -> str:
         netloc = f"{user.partition(':')[0]}:***@{host}"
     if query is not None:
         path += "?" + "&".join(
-            f"{name}=***" if name.lower() in _SECRET_PARAMETERS else f"{name}{eq}{value}" for name, eq, value in _query_items(query)
+            f"{name}=***" if name.lower() in SECRET_PARAMETERS else f"{name}{eq}{value}" for name, eq, value in _query_items(query)
         )
     return scheme + netloc + path + rest
 
@@ -267,7 +264,7 @@ def scrubbed(text: str, url: str) -> str:
     _, netloc, _, query, _ = _split(url)
     user = netloc.rpartition("@")[0]
     hidden = [user.partition(":")[2]] if ":" in user else []
-    hidden += [value for name, _, value in _query_items(query or "") if name.lower() in _SECRET_PARAMETERS]
+    hidden += [value for name, _, value in _query_items(query or "") if name.lower() in SECRET_PARAMETERS]
     for secret in sorted({s for raw in hidden for s in (raw, unquote(raw)) if s}, key=len, reverse=True):
         text = text.replace(secret, "***")
     return text

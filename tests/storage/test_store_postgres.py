@@ -300,3 +300,16 @@ def test_serve_on_a_store_it_cannot_write_is_one_clean_error_before_it_starts(pg
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f"DROP OWNED BY {role}")
             conn.execute(f"DROP ROLE {role}")
+
+
+def test_the_default_key_file_of_a_url_depends_on_none_of_its_secrets(monkeypatch, tmp_path):
+    """The file name holds a hash of the URL: a hash of a secret in it (the client key's
+    passphrase, ``sslpassword``) could be guessed back from it; the password was left out, the
+    passphrase was not."""
+    from tonk.storage.keys import server_key_path
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    url = "postgresql://bob@db.example/tonk?sslmode=require"
+    assert server_key_path(url + "&sslpassword=one") == server_key_path(url + "&sslpassword=two") == server_key_path(url)
+    assert server_key_path(url + "&password=one") == server_key_path(url.replace("bob@", "bob:two@")) == server_key_path(url)
+    assert server_key_path(url) != server_key_path(url.replace("bob@", "ann@"))
