@@ -29,7 +29,7 @@ def copy_cmd(
     with reported():
         if source == dest:
             raise TonkError("--from and --to name the same store")
-        with open_store(source, create=False) as src:
+        with open_store(source, create=False, read_only=True) as src:
             ids = resolve_game_ids(src, game_ids) if game_ids else None
             with open_store(dest, create=True) as dst:
                 result = copy_games(src, dst, ids, rules_check=first_rules_finding if strict else None)

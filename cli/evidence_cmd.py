@@ -110,7 +110,7 @@ def prove_cmd(
     from .games_cmd import open_existing_store, resolve_game_id
 
     with reported():
-        store = open_existing_store(settings(ctx).db)
+        store = open_existing_store(settings(ctx).db, read_only=True)
         with store:
             gid = resolve_game_id(store, game_id)
             try:

@@ -65,8 +65,11 @@ def serve_cmd(
     db = settings(ctx).db
     if workers > 1 and is_memory(db):  # each process would hold its own, different store
         raise fail("--workers more than 1 needs a store the processes share (a SQLite file or PostgreSQL), not :memory:")
-    try:  # refuse a file that is not a tonk store before the server starts
-        open_store(db).close()
+    try:  # refuse a store the server cannot use before it starts, changing nothing in it: not
+        # a tonk store, or one whose write lock cannot be taken (a PostgreSQL role that may only
+        # read, refused at the first write: the served tables, made at the server's start)
+        with open_store(db) as store, store.evidence(write=True) as log:
+            log.size()
     except StoreError as exc:
         raise fail(str(exc)) from None
     config = ServiceConfig(

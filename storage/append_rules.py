@@ -64,12 +64,14 @@ def checked_append(
     bytes, and the command id as text (``""`` for none)."""
     if not isinstance(game_id, str) or not game_id:
         raise StoreError("a game id must be non-empty text")
+    if not storable(game_id):
+        raise StoreError(f"a game id must be text without NUL (U+0000), not {game_id!r}")
     if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
         raise StoreError(f"game {game_id}: expected_version must be a whole number >= 0, not {expected_version!r}")
     events = list(events)
     cmd = command_id or ""
-    if not isinstance(cmd, str) or not _is_utf8(cmd):
-        raise StoreError(f"game {game_id}: a command id must be text (UTF-8), not {cmd!r}")
+    if not isinstance(cmd, str) or not _is_utf8(cmd) or not storable(cmd):
+        raise StoreError(f"game {game_id}: a command id must be text (UTF-8) without NUL (U+0000), not {cmd!r}")
     tag = _TAG.get
     encoded = []
     for i, e in enumerate(events):
@@ -109,6 +111,13 @@ def rows_after(
         for i, ((tag, data), (p, h)) in enumerate(zip(encoded, links), 1)
     ]
     return actual, rows, at
+
+
+def storable(text: str) -> bool:
+    """Whether every back end keeps ``text`` as it is: no NUL (U+0000), which PostgreSQL's
+    text type refuses.  An id holding one is refused on append and import everywhere, and
+    asked for it names no game (no store holds one)."""
+    return "\x00" not in text
 
 
 def _is_utf8(text: str) -> bool:

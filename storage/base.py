@@ -34,7 +34,7 @@ from .chain import GENESIS, ChainFinding, UnknownChainVersion, at_text, check_ch
 from .codec import Decoder, decode_error, decode_rows, first_event
 from .errors import StoreError, UnknownGame
 from .evidence_log import EvidenceTables
-from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
+from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned, window
 from .seats import SeatTables
 
 #: a row of the chain check: game_id, seq, type, payload (the bytes hashed), hash, prev_hash,
@@ -411,6 +411,7 @@ class EventStore(ABC):
     def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
         """Up to ``limit`` events of every game with a position above ``after``, in
         position order (the order their appends committed; see :mod:`.feed`)."""
+        after, limit = window(after, limit)
         with self._reading():
             rows = self._feed_rows(after, limit)
             feed = FeedDecoder(self._first_payload)
@@ -419,6 +420,7 @@ class EventStore(ABC):
     def appended_after(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[tuple[int, str, int]]:
         """``(position, game id, seq)`` of what :meth:`read_all` reads, without decoding a
         payload (a follower that only needs to know which games grew)."""
+        after, limit = window(after, limit)
         with self._reading():
             return [(row[0], row[1], row[2]) for row in self._feed_rows(after, limit)]
 

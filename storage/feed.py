@@ -24,6 +24,21 @@ from .codec import Decoder, decode_error, first_event
 from .errors import StoreError
 
 READ_ALL_LIMIT = 1000
+#: the last position a store can hold (SQLite's and PostgreSQL's 64-bit integers)
+LAST_POSSIBLE = 2**63 - 1
+
+
+def window(after: int, limit: int) -> tuple[int, int]:
+    """The bounds of a read of the global order (``read_all``, ``appended_after``), taken the
+    same way by every back end: whole numbers (else :class:`StoreError`, and for a negative
+    ``limit``); an ``after`` below 0 reads from the first position, and bounds past the last
+    position a store can hold are that position (SQLite could not take them)."""
+    for name, value in (("after", after), ("limit", limit)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StoreError(f"{name} must be a whole number, not {value!r}")
+    if limit < 0:
+        raise StoreError(f"limit must be a whole number >= 0, not {limit}")
+    return min(max(after, 0), LAST_POSSIBLE), min(limit, LAST_POSSIBLE)
 
 
 class Positioned(NamedTuple):

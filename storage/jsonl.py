@@ -35,6 +35,7 @@ from ..core.errors import TonkError
 from ..core.events import EVENT_TYPES, FORMAT_VERSION, Event, GameStarted, decode, encode, event_type
 from ..core.names import BadName, check_game_id, check_name
 from ..core.safe_json import UnsafeJSON, check_depth_bytes
+from .append_rules import storable
 from .chain import GENESIS, break_message, link_break
 from .codec import Decoder, first_event
 from .errors import ImportRefused, StoreError, UnknownGame
@@ -275,6 +276,8 @@ def _parse_line(source: str, n: int, raw: bytes) -> Record:
     if not line.game_id:
         raise ImportRefused(source, n, "empty game_id")
     _valid_names(source, n, line.game_id)
+    if not storable(line.command_id):
+        raise ImportRefused(source, n, f"command_id {line.command_id!r} holds NUL (U+0000), which no store keeps")
     try:
         datetime.fromisoformat(line.recorded_at)
     except ValueError:

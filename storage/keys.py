@@ -5,7 +5,8 @@ Where (:func:`store_key_path`): the file ``TONK_KEY_FILE`` names, for any store;
 for a SQLite store, beside it (``tonk.db.key`` for ``tonk.db``); for a PostgreSQL store
 (a database has no "beside"), in the user's configuration directory:
 ``$XDG_CONFIG_HOME/tonk/keys/`` (``~/.config/tonk/keys/``), one file per store URL
-(``<host>_<database>-<12 hex digits of the URL's sha256>.key``, the password left out).
+(``<host>_<database>-<12 hex digits of the URL's sha256>.key``, the password and any other
+secret of the URL left out).
 Several service nodes sharing one database sign with one key when each is given the
 same file through ``TONK_KEY_FILE``.
 
@@ -30,6 +31,9 @@ from .signed_note import EvidenceError, MalformedEvidence, SignerKey
 
 KEY_SUFFIX = ".key"
 KEY_FILE_ENV = "TONK_KEY_FILE"
+#: the connection parameters a PostgreSQL URL's query may carry that are secrets (libpq's
+#: ``password`` and ``sslpassword``): never printed, nor hashed into a key file's name
+SECRET_PARAMETERS = ("password", "sslpassword")
 
 
 def key_path(store_path: str | Path) -> Path:
@@ -42,7 +46,7 @@ def server_key_path(url: str) -> Path:
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in SECRET_PARAMETERS])
     identity = urlunsplit(parts._replace(netloc=f"{user}@{netloc}" if user else netloc, query=query))
     label = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{parts.hostname or 'local'}_{parts.path.lstrip('/') or 'db'}")[:40]
     digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:12]

@@ -36,22 +36,23 @@ durable, with one flush for all of them (the service's group commit).
 from __future__ import annotations
 
 import itertools
+import logging
 import secrets
 import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote
 
 from . import statements as q
 from ..core.events import Event
-from .append_rules import EventRow, LastRow, checked_append
+from .append_rules import EventRow, LastRow, checked_append, storable
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
 from .errors import StoreError
 from .evidence_log import EvidenceTables, SqlEvidenceTables
-from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned
-from .keys import server_key_path
+from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned, window
+from .keys import SECRET_PARAMETERS, server_key_path
 from .postgres_append import KnownGames, one_trip
 from .postgres_locked import LOCK_POSITION, LockedWrites
 from .postgres_schema import NOTIFY_CHANNEL, SCHEMA_VERSION, applied, check_known, migrate
@@ -207,30 +208,66 @@ class PostgresTransaction:
             cur.executemany(_GAMES_UPSERT, batch)
 
 
+# psycopg warns through logging when a pipeline a refused write aborted is left ('error
+# ignored terminating <psycopg.Pipeline (host=... user=...)>'); the store reports the refusal
+# itself (StoreError).  A handler of its own keeps that warning off a command's stderr (where
+# logging, with no handler configured, printed it before the store's one error line); a
+# program that gives logging a root handler still gets it.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
+
+
 def is_url(target: object) -> bool:
     """True for a ``postgresql://`` (or ``postgres://``) URL."""
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
 
 
-#: the connection parameters a URL's query may carry that are secrets (libpq's ``password``
-#: and ``sslpassword``): never printed either
-_SECRET_PARAMETERS = ("password", "sslpassword")
+
+
+def _split(url: str) -> tuple[str, str, str, str | None, str]:
+    """``url`` taken apart as text, as ``urlsplit`` would but never refusing one (an unclosed
+    ``[`` of an IPv6 host) and keeping an empty host's ``//``: the scheme with its ``://``,
+    the host part (``user:password@host:port``), the path, the query (None without a ``?``)
+    and the rest (``#...``)."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    netloc, tail = rest[:end], rest[end:]
+    path, mark, after = tail.partition("?")
+    if not mark:
+        path, hash_, fragment = tail.partition("#")
+        return scheme + sep, netloc, path, None, hash_ + fragment
+    query, hash_, fragment = after.partition("#")
+    return scheme + sep, netloc, path, query, hash_ + fragment
+
+
+def _query_items(query: str) -> list[tuple[str, str, str]]:
+    return [item.partition("=") for item in query.split("&")]
 
 
 def redact(url: str) -> str:
     """The URL without its password, in the user part or the query (for messages: a password
-    is never printed)."""
-    parts = urlsplit(url)
-    if parts.query:
-        query = "&".join(
-            f"{name}=***" if name.lower() in _SECRET_PARAMETERS else f"{name}{eq}{value}"
-            for name, eq, value in (item.partition("=") for item in parts.query.split("&"))
+    is never printed); the rest as given."""
+    scheme, netloc, path, query, rest = _split(url)
+    user, at, host = netloc.rpartition("@")
+    if at and ":" in user:
+        netloc = f"{user.partition(':')[0]}:***@{host}"
+    if query is not None:
+        path += "?" + "&".join(
+            f"{name}=***" if name.lower() in SECRET_PARAMETERS else f"{name}{eq}{value}" for name, eq, value in _query_items(query)
         )
-        parts = parts._replace(query=query)
-    if parts.password is not None:
-        host = parts.netloc.rpartition("@")[2]
-        parts = parts._replace(netloc=f"{parts.username or ''}:***@{host}")
-    return urlunsplit(parts)
+    return scheme + netloc + path + rest
+
+
+def scrubbed(text: str, url: str) -> str:
+    """``text`` (a driver's message) with every password ``url`` holds (its user part's and
+    its query's, as written and percent-decoded) shown as ``***``: libpq names a value it
+    cannot parse (``invalid percent-encoded token: "..."``)."""
+    _, netloc, _, query, _ = _split(url)
+    user = netloc.rpartition("@")[0]
+    hidden = [user.partition(":")[2]] if ":" in user else []
+    hidden += [value for name, _, value in _query_items(query or "") if name.lower() in SECRET_PARAMETERS]
+    for secret in sorted({s for raw in hidden for s in (raw, unquote(raw)) if s}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def _driver():
@@ -291,7 +328,7 @@ class PostgresEventStore(EventStore):
         where = redact(url)
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-                names = applied(conn.cursor())
+                names = applied(conn.cursor(), where)
                 if names is None and (not create or read_only):
                     raise StoreError(f"no tonk store at {where}")
                 if names is not None:
@@ -299,7 +336,7 @@ class PostgresEventStore(EventStore):
                 if not read_only and (names is None or len(names) < SCHEMA_VERSION):
                     migrate(conn, where)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot open {where}: {_first_line(exc)}") from None
+            raise StoreError(f"cannot open {where}: {scrubbed(_first_line(exc), url)}") from None
 
         def configure(conn: Any) -> None:
             if read_only:
@@ -512,8 +549,10 @@ class PostgresEventStore(EventStore):
                 cur.execute(POSTGRES.sql(sql), args)
                 yield from cur
 
+    # A game id (or a name) holding NUL is never stored (append_rules.storable) and PostgreSQL
+    # refuses to be asked about one: it names no game, as on the other back ends.
     def version(self, game_id: str) -> int:
-        return int(self._one(q.VERSION, (game_id,)))
+        return int(self._one(q.VERSION, (game_id,))) if storable(game_id) else 0
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self._all(q.GAME_IDS)]
@@ -574,6 +613,7 @@ class PostgresEventStore(EventStore):
         """As the contract's, without the payloads; answered from what :meth:`wait_for_append`
         read ahead when it was read after ``after`` (as of that read: a later append woke, or
         will wake, the next wait), else read now."""
+        after, limit = window(after, limit)
         ahead, self._ahead = self._ahead, None
         if ahead is not None and ahead[0] == after:
             _, rows, whole = ahead
@@ -590,21 +630,24 @@ class PostgresEventStore(EventStore):
         return rows
 
     def _payloads(self, game_id: str) -> Iterator[tuple[int, str | bytes]]:
-        return iter(self._all(q.PAYLOADS, (game_id,)))  # one game: one query, no server-side cursor
+        return iter(self._all(q.PAYLOADS, (game_id,)) if storable(game_id) else [])  # one game: one query, no server-side cursor
 
     def _all_payloads(self) -> Iterator[tuple[str, int, str | bytes]]:
         return self._scan(q.ALL_PAYLOADS)
 
     def _chain_rows(self, game_id: str | None) -> Iterator[ChainRow]:
         sql = q.CHAIN_ROWS.format(payload="payload", chain="chain")
-        rows = self._scan(sql + " ORDER BY game_id, seq") if game_id is None else self._scan(sql + " WHERE game_id = ? ORDER BY seq", (game_id,))
+        if game_id is None:
+            rows = self._scan(sql + " ORDER BY game_id, seq")
+        else:
+            rows = self._scan(sql + " WHERE game_id = ? ORDER BY seq", (game_id,)) if storable(game_id) else iter([])
         # the payload as the bytes that were hashed (text comes over the wire as it is, where a
         # ``bytea`` column would come hex-encoded: twice the bytes to parse)
         for gid, seq, type_, payload, hash_, prev_hash, chain, recorded_at, command_id in rows:
             yield gid, seq, type_, payload.encode("utf-8"), hash_, prev_hash, chain, recorded_at, command_id
 
     def _record_rows(self, game_id: str) -> Iterator[RecordRow]:
-        return iter(self._all(q.RECORD_ROWS.format(chain="chain"), (game_id,)))
+        return iter(self._all(q.RECORD_ROWS.format(chain="chain"), (game_id,)) if storable(game_id) else [])
 
     def _feed_rows(self, after: int, limit: int) -> list[tuple[int, str, int, str | bytes]]:
         return self._all(q.FEED_ROWS, (after, limit))
@@ -631,6 +674,7 @@ class PostgresEventStore(EventStore):
     def read_all(self, after: int = 0, limit: int = READ_ALL_LIMIT) -> list[Positioned]:
         """As the contract's, decoding through one decoder per game kept from call to call
         (not a first-payload read of each game in every batch)."""
+        after, limit = window(after, limit)
         with self._reading():
             rows = self._feed_rows(after, limit)
             if self._feed.games() > FEED_DECODERS:
@@ -639,9 +683,11 @@ class PostgresEventStore(EventStore):
             return [feed.decode(*row) for row in rows]
 
     def hash_rows(self, game_id: str, after: int = 0) -> list[tuple[int, str, str]]:
-        return self._all(q.HASH_ROWS, (game_id, after))
+        return self._all(q.HASH_ROWS, (game_id, after)) if storable(game_id) else []
 
     def _game_rows(self, player: str | None = None, variant: str | None = None) -> list[tuple[Any, ...]]:
+        if not all(storable(name) for name in (player, variant) if name is not None):
+            return []
         sql, args = q.games_query(POSTGRES, player, variant)
         with self._connection() as conn:
             return list(conn.execute(sql, args).fetchall())

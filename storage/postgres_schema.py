@@ -125,9 +125,10 @@ MIGRATION_NAMES = tuple(name for name, _ in STEPS)
 SCHEMA_VERSION = len(STEPS)
 
 
-def applied(cur) -> list[str] | None:
+def applied(cur, where: str) -> list[str] | None:
     """The names of the applied migrations, or ``None`` when the schema holds no tonk store
-    (raising :class:`StoreError` for one holding another application's ``events``)."""
+    (raising :class:`StoreError`, naming the store ``where``, for one holding another
+    application's ``events``)."""
     # pg_class read through the statement's own snapshot (not to_regclass, whose catalog
     # cache may not yet show a table another process created while we waited for the lock)
     cur.execute(
@@ -137,7 +138,7 @@ def applied(cur) -> list[str] | None:
     has_migrations, has_events = (bool(x) for x in cur.fetchone())
     if not has_migrations:
         if has_events:
-            raise StoreError("the database has an events table that tonk did not make (no tonk_migrations): not a tonk store")
+            raise StoreError(f"{where} has an events table that tonk did not make (no tonk_migrations): not a tonk store")
         return None
     cur.execute("SELECT name FROM tonk_migrations ORDER BY name")
     return [r[0] for r in cur.fetchall()]
@@ -155,7 +156,7 @@ def migrate(conn, where: str) -> int:
     with conn.transaction():
         cur = conn.cursor()
         cur.execute("SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK,))
-        names = applied(cur)
+        names = applied(cur, where)
         if names is None:
             cur.execute("CREATE TABLE tonk_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
             names = []

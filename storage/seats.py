@@ -24,6 +24,7 @@ import hmac
 import json
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Protocol
 
+from .append_rules import storable
 from .errors import StoreError
 from .statements import POSTGRES, Statements
 
@@ -124,6 +125,8 @@ class SqlSeatTables:
                     sql.execute(ddl)
 
     def _rows(self, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        if not all(storable(a) for a in args if isinstance(a, str)):
+            return []  # a table id holding NUL names no table (PostgreSQL refuses to be asked about one)
         with self._reading() as sql:
             if not self._present:  # (a catalogue read per request was a fifth of a served request's time)
                 if not sql.has_tables(COLUMNS):

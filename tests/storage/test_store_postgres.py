@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -10,6 +14,7 @@ from typer.testing import CliRunner
 from tonk.cli.app import app
 from tonk.storage import StoreError
 from tonk.storage.open import is_postgres, open_store
+from tonk.storage.jsonl import export_games
 from tonk.storage.postgres import redact
 from tonk.storage.postgres_schema import STEPS
 
@@ -33,6 +38,25 @@ def test_a_password_in_the_query_is_not_shown_in_an_error(clean_failure):
     assert "s3cret" not in r.stdout + r.stderr
 
 
+def test_a_url_urlsplit_refuses_is_redacted_and_an_empty_host_keeps_its_slashes():
+    assert redact("postgresql://bob:s3cret@[::1/tonk") == "postgresql://bob:***@[::1/tonk"
+    assert redact("postgresql:///tonk?host=/run/pg&password=s3cret") == "postgresql:///tonk?host=/run/pg&password=***"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://bob:s3cret@[::1/tonk",  # libpq quotes the whole URL back
+        "postgresql://bob:s3cret%zz@127.0.0.1:1/tonk",  # libpq quotes the token it cannot decode
+        "postgresql://bob@127.0.0.1:1/tonk?password=s3cret%zz",
+    ],
+)
+def test_a_url_libpq_cannot_parse_is_one_clean_error_without_the_password(clean_failure, url):
+    r = CliRunner().invoke(app, ["--db", url, "games"])
+    clean_failure(r, 2, "cannot open postgresql://bob")
+    assert "s3cret" not in r.stdout + r.stderr
+
+
 def test_an_unreachable_server_is_one_clean_error_without_the_password(clean_failure):
     r = CliRunner().invoke(app, ["--db", "postgresql://bob:s3cret@127.0.0.1:1/tonk?connect_timeout=2", "games"])
     clean_failure(r, 2, "cannot open postgresql://bob:***@127.0.0.1:1/tonk")
@@ -45,8 +69,9 @@ def test_a_database_with_another_applications_events_table_is_refused_untouched(
 
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE events (id int)")
-    with pytest.raises(StoreError, match="not a tonk store"):
-        open_store(pg_url)
+    for read_only in (False, True):  # the message names the store, as a SQLite file's names the file
+        with pytest.raises(StoreError, match=re.escape(f"{redact(pg_url)} has an events table that tonk did not make") + ".*not a tonk store"):
+            open_store(pg_url, read_only=read_only)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         assert conn.execute("SELECT to_regclass('tonk_migrations') IS NULL, to_regclass('games') IS NULL").fetchone() == (True, True)
 
@@ -225,3 +250,66 @@ def test_a_stopped_simulation_names_the_store_without_its_password(pg_url):
     open_store(url).close()
     message = str(_stopped(SimConfig(hands=2, hands_per_game=1), url, "interrupted", True))
     assert "are stored in postgresql://" in message and "s3cret" not in message
+
+
+@pytest.mark.postgres
+def test_a_write_postgresql_refuses_is_one_error_line(pg_url, games, tmp_path):
+    """A write refused inside a pipeline (here: a command id too long for PostgreSQL's index,
+    which SQLite keeps) is the store's one ``error:`` line; psycopg's own warning about the
+    aborted pipeline ('error ignored terminating <psycopg.Pipeline (host=... user=...)>')
+    was printed on stderr before it."""
+    import secrets
+
+    g = games[0]
+    with open_store(":memory:") as source:
+        source.append(g.game_id, g.events, 0, secrets.token_hex(4000))
+        f = tmp_path / "long.jsonl"
+        with open(f, "wb") as out:
+            export_games(source, None, out)
+    # a process of its own: under pytest, logging has handlers, so the warning never reaches stderr
+    r = subprocess.run([str(Path(sys.executable).with_name("tonk")), "--db", pg_url, "import", str(f)], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and "the write failed and was rolled back: nothing of this write is stored" in r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    with open_store(pg_url, create=False) as store:
+        assert store.game_ids() == []
+
+
+@pytest.mark.postgres
+def test_serve_on_a_store_it_cannot_write_is_one_clean_error_before_it_starts(pg_url, clean_failure):
+    """A role that may read the store but not write it: the served tables cannot be made, which
+    the server found only at its start (a traceback of the application's startup); the check
+    before the server starts now takes the store's write lock (writing nothing)."""
+    import uuid
+
+    import psycopg
+
+    open_store(pg_url).close()
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
+    try:
+        url = re.sub(r"^postgresql://[^@/]*@", f"postgresql://{role}@", pg_url)
+        assert url != pg_url
+        r = CliRunner().invoke(app, ["--db", url, "serve", "--port", "1"])
+        clean_failure(r, 2, "permission denied")
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"DROP OWNED BY {role}")
+            conn.execute(f"DROP ROLE {role}")
+
+
+def test_the_default_key_file_of_a_url_depends_on_none_of_its_secrets(monkeypatch, tmp_path):
+    """The file name holds a hash of the URL: a hash of a secret in it (the client key's
+    passphrase, ``sslpassword``) could be guessed back from it; the password was left out, the
+    passphrase was not."""
+    from tonk.storage.keys import server_key_path
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    url = "postgresql://bob@db.example/tonk?sslmode=require"
+    assert server_key_path(url + "&sslpassword=one") == server_key_path(url + "&sslpassword=two") == server_key_path(url)
+    assert server_key_path(url + "&password=one") == server_key_path(url.replace("bob@", "bob:two@")) == server_key_path(url)
+    assert server_key_path(url) != server_key_path(url.replace("bob@", "ann@"))

@@ -107,3 +107,38 @@ def test_reading_commands_work_on_read_only_media(tmp_path, games, record, read_
     check_reading_commands(mnt / "tonk.db", games[0].game_id, tmp_path)
     r = run(mnt / "tonk.db", ["backup", str(tmp_path / "copy.db")])
     assert r.exit_code == 0, r.stderr
+
+
+def test_tonk_copy_only_reads_its_source(tmp_path, games, record):
+    """`tonk copy --from` reads the source as the reading commands do: nothing is written
+    into or beside it, and a store of an older schema is copied without being migrated."""
+    d = tmp_path / "src"
+    d.mkdir()
+    db = d / "tonk.db"
+    record(db, games)
+    old = d / "schema4.db"
+    shutil.copy(Path(__file__).parent / "fixtures" / "schema4.db", old)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in d.iterdir()}
+    for source in (db, old):
+        r = CliRunner().invoke(app, ["copy", "--from", str(source), "--to", str(tmp_path / f"copy-{source.name}")])
+        assert r.exit_code == 0, r.stderr
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in d.iterdir()} == before
+
+
+def test_tonk_prove_only_reads_the_store(tmp_path, games, record):
+    """`tonk prove` reads the evidence log: it writes nothing into or beside the store, and
+    a store of an older schema is not migrated by asking it for a proof."""
+    d = tmp_path / "src"
+    d.mkdir()
+    db = d / "tonk.db"
+    record(db, games)
+    assert run(db, ["checkpoint"]).exit_code == 0
+    old = d / "schema4.db"
+    shutil.copy(Path(__file__).parent / "fixtures" / "schema4.db", old)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in d.iterdir()}
+    r = run(db, ["prove", games[0].game_id])
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("c2sp.org/tlog-proof@v1\n")
+    r = run(old, ["prove", json.loads(run(old, ["games", "--json"]).stdout)["games"][0]["game_id"]])
+    assert (r.exit_code, r.stderr) == (2, "error: the store has no checkpoint yet: run tonk checkpoint first\n")
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in d.iterdir()} == before

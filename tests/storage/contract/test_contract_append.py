@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from tonk.core.events import Knocked
 from tonk.storage import ConcurrencyError, StoreError, UnknownGame
+from tonk.storage.errors import ImportRefused
+from tonk.storage.jsonl import export_games, import_file
 from tonk.storage.open import open_store
+from tonk.storage.seats import SeatStore
 
 
 def test_appended_events_read_back_equal_and_versions_count_them(backend, games):
@@ -135,3 +140,42 @@ def test_an_import_refused_midway_writes_none_of_its_games(backend, games):
         store.import_games(batch[:1])
         assert [r.hash for r in store.records(a.game_id)] == [r.hash for r in batch[0][1]]
         assert store.read(a.game_id) == a.events and store.verify() == [] and store.projection_findings() == []
+
+
+def test_a_nul_in_a_command_id_or_game_id_is_refused_alike_and_names_no_game(backend, games):
+    """PostgreSQL's text holds no NUL: every back end refuses an id holding one on append (the
+    same error), and asked for such an id, answers that there is no such game (PostgreSQL
+    refused to be asked: 'cannot read the store')."""
+    g = games[0]
+    with backend.open() as store:
+        with pytest.raises(StoreError, match=r"a command id must be text \(UTF-8\) without NUL \(U\+0000\), not 'a\\x00b'"):
+            store.append(g.game_id, g.events, 0, "a\x00b")
+        with pytest.raises(StoreError, match=r"a game id must be text without NUL \(U\+0000\)"):
+            store.append(g.game_id + "\x00", g.events, 0)
+        assert store.game_ids() == [] and store.last_position() == 0
+        store.append(g.game_id, g.events, 0, "c1")
+        ghost = g.game_id + "\x00"
+        assert store.version(ghost) == 0 and store.hash_rows(ghost) == [] and store.last_hash(ghost) is None
+        for read in (store.read, store.verify, lambda gid: list(store.iter_events(gid)), lambda gid: list(store.records(gid))):
+            with pytest.raises(UnknownGame):
+                read(ghost)
+        with pytest.raises(UnknownGame):
+            list(store.iter_verified_games([ghost]))
+        assert store.games(player="ann\x00") == [] and store.games(variant="x\x00") == []
+        assert SeatStore(store).settings(ghost) is None and SeatStore(store).seat_for(ghost, "token") is None
+
+
+def test_an_import_of_a_command_id_holding_nul_is_refused_naming_the_line(backend, games, tmp_path):
+    """The same refusal on every back end, before anything is written (PostgreSQL alone
+    refused it, at the write, naming no line; SQLite and memory stored it)."""
+    g = games[0]
+    with open_store(":memory:") as source:
+        source.append(g.game_id, g.events, 0, "c1")
+        out = io.BytesIO()
+        export_games(source, None, out)
+    f = tmp_path / "nul.jsonl"
+    f.write_bytes(out.getvalue().replace(b'"command_id":"c1"', b'"command_id":"c\\u00001"'))
+    with backend.open() as store:
+        with pytest.raises(ImportRefused, match=r"nul.jsonl:2: command_id 'c\\x001' holds NUL \(U\+0000\), which no store keeps"):
+            import_file(store, f)
+        assert store.game_ids() == []

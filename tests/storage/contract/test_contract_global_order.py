@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from tonk.storage import ConcurrencyError
+from tonk.storage import ConcurrencyError, StoreError
 from tonk.storage.feed import follow
 
 WAIT = 120
@@ -140,3 +140,19 @@ def test_an_in_memory_append_wakes_a_waiting_follower(memory_backend, games):
             assert store.wait_for_append(60) is True
         writer.join()
         assert len(store.read_all()) == len(g.events)
+
+
+def test_the_bounds_of_a_read_of_the_global_order_are_taken_alike(backend, games):
+    """A negative ``limit`` read every event on SQLite, none in memory and was 'cannot read
+    the store' on PostgreSQL; an ``after`` past 64 bits was an OverflowError on SQLite alone."""
+    g = games[0]
+    backend.record([g])
+    with backend.open(create=False) as store:
+        assert [p.position for p in store.read_all(after=-5, limit=2)] == [1, 2]
+        assert store.read_all(after=2**70) == [] and store.appended_after(2**70) == []
+        assert len(store.read_all(limit=2**70)) == len(g.events) and len(store.appended_after(limit=2**70)) == len(g.events)
+        for read in (store.read_all, store.appended_after):
+            with pytest.raises(StoreError, match="limit must be a whole number >= 0, not -1"):
+                read(0, -1)
+            with pytest.raises(StoreError, match=r"after must be a whole number, not '3'"):
+                read("3")
