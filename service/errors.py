@@ -19,7 +19,7 @@ from litestar.types import Send
 from ..application.table_types import TableError
 from ..core.cards import CardError
 from ..core.errors import IllegalAction, TonkError
-from ..storage.errors import UnknownGame
+from ..storage.errors import StoreUnavailable, UnknownGame
 
 STATUS_OF_KIND = {
     "bad_request": 400,
@@ -125,6 +125,18 @@ def tonk_error(_: Request, exc: Exception) -> Response:
     return _json(400, error_body("bad_request", str(exc)))
 
 
+def store_unavailable(request: Request, exc: StoreUnavailable) -> Response:
+    """The store failed a well-formed read or write (a disk error, a database that does not
+    answer): no fault of the request.  Its message names the store's path or URL, which is
+    the operator's: the log has it, the answer says only what happened."""
+    log.warning("the store failed on %s %s: %s", request.method, request.url.path, exc)
+    return _json(
+        503,
+        error_body("unavailable", "the server's store cannot be used now; nothing was changed by this request (the server's log says why)"),
+        {"Retry-After": "5"},
+    )
+
+
 def unknown_game(_: Request, exc: UnknownGame) -> Response:
     return _json(404, error_body("not_found", str(exc)))
 
@@ -182,6 +194,7 @@ HANDLERS = {
     TableError: table_error,
     IllegalAction: illegal_action,
     UnknownGame: unknown_game,
+    StoreUnavailable: store_unavailable,
     CardError: tonk_error,
     TonkError: tonk_error,
     ValidationException: validation_error,

@@ -9,7 +9,7 @@ projection and JSONL export/import.  One contract (:class:`EventStore`, in
 """
 
 from .chain import GENESIS, ChainFinding, link_hash
-from .errors import ConcurrencyError, ImportRefused, StoreError, UnknownGame
+from .errors import ConcurrencyError, ImportRefused, StoreError, StoreUnavailable, UnknownGame
 from .feed import Positioned
 from .open import open_store
 from .schema import SCHEMA_VERSION
@@ -22,6 +22,7 @@ __all__ = [
     "Record",
     "VerifiedGame",
     "StoreError",
+    "StoreUnavailable",
     "ConcurrencyError",
     "UnknownGame",
     "ImportRefused",

@@ -12,6 +12,13 @@ class StoreError(TonkError):
     schema, a corrupt file, a refused write.  The message names the file or game."""
 
 
+class StoreUnavailable(StoreError):
+    """The store's file or server failed a read or a write that was well formed (a disk
+    error, a database that does not answer or refuses the session): no fault of what was
+    asked.  A write that fails so is rolled back whole.  The message names the store (a
+    service answers it without the name: the store's path or URL is the operator's)."""
+
+
 class ConcurrencyError(StoreError):
     """An append lost the race: ``expected`` events were assumed stored, ``actual`` are.
     Nothing was written."""

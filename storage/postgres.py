@@ -49,7 +49,7 @@ from . import statements as q
 from ..core.events import Event
 from .append_rules import EventRow, LastRow, checked_append, storable
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
-from .errors import StoreError
+from .errors import StoreError, StoreUnavailable
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .feed import READ_ALL_LIMIT, FeedDecoder, Positioned, window
 from .keys import SECRET_PARAMETERS, server_key_path
@@ -422,7 +422,7 @@ class PostgresEventStore(EventStore):
                     self._known.wrote(rows, tx.games_rows[0])
                     self._appended.rows = (rows[0][0], rows[0][1], [r[5] for r in rows])
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+            raise StoreUnavailable(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     def append(self, game_id: str, events: Sequence[Event], expected_version: int, command_id: str | None = None) -> int:
         """As the contract's; in one round trip when this store knows the game's last row (it
@@ -443,7 +443,7 @@ class PostgresEventStore(EventStore):
             with self._pool.connection() as conn:
                 done = one_trip(self._cursor(conn), known, game_id, checked, encoded, cmd, expected_version, self._note)
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+            raise StoreUnavailable(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
         if done is None:  # another writer moved the game on, or the command id was seen
             self._known.forget(game_id)
             return super().append(game_id, events, expected_version, command_id)
@@ -476,14 +476,14 @@ class PostgresEventStore(EventStore):
                 if self._flusher is not None:
                     self._flusher.close()
                 self._flusher = None
-                raise StoreError(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
+                raise StoreUnavailable(f"{self.path}: the WAL flush failed: commits not yet flushed may be lost ({_first_line(exc)})") from None
 
     @contextmanager
     def _reading(self) -> Iterator[None]:
         try:
             yield
         except self._psycopg.Error as exc:
-            raise StoreError(f"{self.path}: cannot read the store ({_first_line(exc)})") from None
+            raise StoreUnavailable(f"{self.path}: cannot read the store ({_first_line(exc)})") from None
 
     # --- the side tables ------------------------------------------------------------
     @contextmanager
@@ -511,7 +511,7 @@ class PostgresEventStore(EventStore):
                         sql.rollback()
                     raise
         except psycopg.Error as exc:
-            raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
+            raise StoreUnavailable(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({_first_line(exc)})") from None
 
     @contextmanager
     def evidence(self, *, write: bool = False) -> Iterator[EvidenceTables]:

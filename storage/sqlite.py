@@ -31,7 +31,7 @@ from . import sqlite_layout as lean
 from . import statements as q
 from .append_rules import EventRow, LastRow
 from .base import ChainRow, EventStore, ProjectionRow, RecordRow
-from .errors import StoreError
+from .errors import StoreError, StoreUnavailable
 from .evidence_log import EvidenceTables, SqlEvidenceTables
 from .keys import key_path
 from .schema import BULK_CHECKPOINT_BYTES, BULK_PAGE_SIZE, PAGE_SIZE, SCHEMA_VERSION, inspect_file, is_lean, migrate, trigger_problems
@@ -247,7 +247,7 @@ class SqliteEventStore(EventStore):
             columns = {r[1] for r in self._conn.execute("PRAGMA table_info(events)")}
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise StoreError(f"{path}: cannot read the store ({exc})") from None
+            raise StoreUnavailable(f"{path}: cannot read the store ({exc})") from None
         self._chain = "chain" if "chain" in columns or not columns else "1"
         #: the events in the lean layout of schema 5 (else schema 4's table, or older, read only)
         self._lean = is_lean(self._conn)
@@ -436,7 +436,7 @@ class SqliteEventStore(EventStore):
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.path}: cannot start a write ({exc})") from None
+            raise StoreUnavailable(f"{self.path}: cannot start a write ({exc})") from None
         try:
             yield conn
             conn.execute("COMMIT")
@@ -444,7 +444,7 @@ class SqliteEventStore(EventStore):
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
+                raise StoreUnavailable(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
             raise
 
     @contextmanager
@@ -517,7 +517,7 @@ class SqliteEventStore(EventStore):
                 known.forget()
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                raise StoreError(f"{self.path}: cannot start a write ({exc})") from None
+                raise StoreUnavailable(f"{self.path}: cannot start a write ({exc})") from None
             self._batch = set()
         batch = self._batch
         try:
@@ -536,7 +536,7 @@ class SqliteEventStore(EventStore):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
+                raise StoreUnavailable(f"{self.path}: the write failed and was rolled back: nothing of this write is stored ({exc})") from None
             raise
         else:
             batch.update(tx.written)
