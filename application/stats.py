@@ -1,8 +1,11 @@
 """Confidence intervals and plain verdicts for simulation figures.
 
-Every interval is a normal-approximation 95 % interval (``Z95`` standard errors
-either side).  A mean of per-hand values uses the sample variance (from the sum
-and the sum of squares the tally keeps); a share uses the binomial variance.  Two
+A mean of per-hand values has a normal-approximation 95 % interval (``Z95``
+standard errors either side), from the sample variance (the sum and the sum of
+squares the tally keeps).  A share ``k / n`` has Wilson's score interval, and its
+standard error is that of the share with one success and one failure added,
+``(k + 1) / (n + 2)`` over ``n + 2`` (Agresti and Caffo): a share of 0 % or 100 %
+is not taken as exact (7 knocks out of 7 won is not "certainly 100 %").  Two
 rulesets run on the same seeds play different hands as soon as a rule changes
 play, so a difference between them is treated as a difference of independent
 samples: its standard error is the root of the sum of the two squared errors.
@@ -37,12 +40,20 @@ def mean_ci(total: float, total_sq: float, n: int) -> dict[str, Any]:
 
 
 def share_ci(count: int, n: int) -> dict[str, Any]:
-    """A share ``count / n`` with its binomial standard error and 95 % interval (clipped to 0..1)."""
+    """A share ``count / n`` with its standard error (one success and one failure added) and
+    Wilson's 95 % score interval, within 0..1 and never of zero width:
+    ``{mean, se, ci: [lo, hi], n, count}``."""
     if n <= 0:
-        return {"mean": 0.0, "se": 0.0, "ci": [0.0, 0.0], "n": 0}
+        return {"mean": 0.0, "se": 0.0, "ci": [0.0, 0.0], "n": 0, "count": 0}
     p = count / n
-    se = math.sqrt(p * (1 - p) / n)
-    return {"mean": p, "se": se, "ci": [max(0.0, p - Z95 * se), min(1.0, p + Z95 * se)], "n": n}
+    adjusted = (count + 1) / (n + 2)
+    se = math.sqrt(adjusted * (1 - adjusted) / (n + 2))
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    lo = 0.0 if count == 0 else max(0.0, centre - half)
+    hi = 1.0 if count == n else min(1.0, centre + half)
+    return {"mean": p, "se": se, "ci": [lo, hi], "n": n, "count": count}
 
 
 def verdict(diff: float, se: float) -> str:
@@ -62,7 +73,13 @@ def difference(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     standard error, 95 % interval and verdict."""
     diff = b["mean"] - a["mean"]
     se = math.sqrt(a["se"] ** 2 + b["se"] ** 2)
-    return {"diff": diff, "se": se, "ci": [diff - Z95 * se, diff + Z95 * se], "verdict": verdict(diff, se)}
+    said = "no difference" if diff == 0 and _no_spread(a) and _no_spread(b) else verdict(diff, se)
+    return {"diff": diff, "se": se, "ci": [diff - Z95 * se, diff + Z95 * se], "verdict": said}
+
+
+def _no_spread(e: dict[str, Any]) -> bool:
+    """Whether an estimate's values were all alike (a share of 0 % or 100 %, a mean of equal values)."""
+    return e["count"] in (0, e["n"]) if "count" in e else e["se"] == 0
 
 
 def elo_gap(score: float) -> float:
