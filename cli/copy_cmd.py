@@ -23,7 +23,7 @@ def copy_cmd(
     GAME_ID: games to copy (any unique prefix of an id in the --from store); default: all."""
     from ..core.errors import TonkError
     from ..storage.copy import copy_games
-    from ..storage.open import open_store
+    from ..storage.open import is_memory, open_store
     from .store_cmd import first_rules_finding, resolve_game_ids
 
     with reported():
@@ -39,4 +39,6 @@ def copy_cmd(
         line = f"copied {len(result.copied)} game(s) ({result.events} event(s) read), verified: the same export bytes (sha256 {result.digest[:16]})"
         if result.present:
             line += f"; {len(result.present)} already there with the same events"
+        if is_memory(dest):  # a check that the games copy: the store is gone with the command
+            line += "; --to :memory: keeps nothing after this command"
         typer.echo(line)

@@ -167,7 +167,7 @@ def import_cmd(
 
     FILE: a JSONL file written by tonk export."""
     from ..storage.jsonl import check_file, write_checked
-    from ..storage.open import is_postgres, open_store, store_exists
+    from ..storage.open import is_memory, is_postgres, open_store, store_exists
 
     db = settings(ctx).db
     written: list[int] = []
@@ -203,6 +203,8 @@ def import_cmd(
         print_json(checked.as_dict())
     else:
         line = f"imported {len(checked.imported)} game(s), {checked.events} event(s)"
+        if is_memory(db):  # a check of the file: the store is gone with the command
+            line += " into an in-memory store (:memory:) and discarded them"
         if checked.present:
             line += f"; {len(checked.present)} already in the store with the same events"
         typer.echo(line)

@@ -51,3 +51,26 @@ def test_the_backup_of_a_memory_store_is_a_sqlite_file_with_the_games_the_eviden
         seats = SeatStore(copy)
         assert seats.seat_for(games[0].game_id, "secret-token") == "ann" and seats.settings(games[0].game_id) == {"bots": {}}
         assert seats.listing() == [(games[0].game_id, {"bots": {}}, False)]
+
+
+def test_import_and_copy_into_memory_say_that_nothing_is_kept(games, tmp_path):
+    """``--db :memory:`` (import) and ``--to :memory:`` (copy) check the games and keep
+    nothing: the line says so, not just "imported" or "copied"."""
+    from typer.testing import CliRunner
+
+    from tonk.cli.app import app
+
+    db = tmp_path / "games.db"
+    with open_store(db, create=True) as store:
+        for g in games:
+            store.append(g.game_id, g.events, 0)
+        (tmp_path / "games.jsonl").write_bytes(exported(store))
+    runner = CliRunner()
+    imported = runner.invoke(app, ["--db", ":memory:", "import", str(tmp_path / "games.jsonl")])
+    assert imported.exit_code == 0, imported.output
+    assert f"imported {len(games)} game(s)" in imported.output and "in-memory store (:memory:) and discarded them" in imported.output
+    copied = runner.invoke(app, ["copy", "--from", str(db), "--to", ":memory:"])
+    assert copied.exit_code == 0, copied.output
+    assert f"copied {len(games)} game(s)" in copied.output and "--to :memory: keeps nothing" in copied.output
+    plain = runner.invoke(app, ["copy", "--from", str(db), "--to", str(tmp_path / "copy.db")])
+    assert plain.exit_code == 0 and "keeps nothing" not in plain.output
