@@ -92,3 +92,30 @@ def test_the_expert_plays_a_seat_and_stands_in(tmp_path):
             clock.now += 6
             tables.expire_turns()
         assert not state.in_hand
+
+
+def test_a_rematch_keeps_the_hosts_stand_in(tmp_path):
+    """The rematch is the same table again (docs/http-api.md, Rematch): its turn timer's
+    stand-in is the one the host named, not greedy again."""
+    import msgspec
+
+    from tonk.application.tables import HOST
+    from tonk.core.events import GameEnded
+    from tonk.core.legal import legal_actions
+
+    with open_store(tmp_path / "t.db") as store:
+        tables = Tables(store)
+        created = sit_at(tables, tables.create(TableSettings(seats=["ann", "bob"], hand_limit=1, turn_timer=5, stand_in="expert")))
+        ended = tables.table(created.table)
+        if type(ended.game.events[-1]) is not GameEnded:  # (the deal may have ended the only hand)
+            tables.close(created.table, HOST)
+        while ended.game.state.in_hand:  # the hand in play ends first: the seat to act knocks
+            state = ended.game.state
+            legal = legal_actions(state, ended.game.ruleset)
+            moves = [msgspec.to_builtins(a) for a in legal]  # as the view's legal entries are
+            move = next((m for m in moves if m["action"] == "knock"), moves[0])
+            fields = {k: v for k, v in move.items() if k not in ("action", "player") and v not in (None, {})}
+            version = len(ended.game.events)
+            tables.act(created.table, state.to_act, move["action"], fields, version, f"c{version}")
+        again = tables.rematch(created.table, HOST)
+        assert tables.table(again.table).settings.stand_in == "expert"
