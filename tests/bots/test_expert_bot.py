@@ -26,6 +26,7 @@ from tonk.variants import load_ruleset
 from tonk.variants.registry import default_registry
 
 from sim_helpers import required_options
+from variant_helpers import no_ace_discard_ruleset
 
 
 def _variants() -> list[str]:
@@ -336,27 +337,12 @@ def test_the_last_players_turn_shapes_the_worlds_after_the_draw_too():
     assert spread_kept == 0
 
 
-NO_ACE_DISCARD = '''"""A user's house rule: an ace is never discarded."""
-from tonk.core.commands import Discard
-from tonk.variants import VariantInfo, hookimpl
-
-VARIANT = VariantInfo(name="no-ace-discard", summary="An ace is never discarded.", doc=__doc__)
-
-
-@hookimpl
-def tonk_veto(state, command, ruleset):
-    if type(command) is Discard and command.card[0] == "A":
-        return VARIANT.illegal("ACE_KEPT", "an ace is never discarded")
-    return None
-'''
 
 
 def test_expert_plays_under_a_house_rule_that_can_leave_a_sampled_seat_no_legal_action(tmp_path):
     # in the bot's sampled worlds a seat may hold nothing but aces when it must discard: the
     # rule leaves it no legal action, and that playout is a hand that does not end (0), as one
     # past the playouts' action cap is (it was an IndexError in the greedy playout bot)
-    f = tmp_path / "no_ace_discard.py"
-    f.write_text(NO_ACE_DISCARD)
-    ruleset = load_ruleset(["no-ace-discard"], registry=default_registry().with_files([f]))
+    ruleset = no_ace_discard_ruleset(tmp_path)
     for seed in (1, 2, 5):  # hands whose real play never leaves a seat without an action
         assert _play_checked(ruleset, 3, seed=seed, hands=3, rollouts=6) > 5

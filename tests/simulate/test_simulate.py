@@ -22,6 +22,7 @@ from tonk.application.simulate import (
     simulate,
 )
 from sim_helpers import required_options
+from variant_helpers import no_ace_discard_ruleset
 from tonk.variants import load_ruleset
 from tonk.variants.registry import default_registry
 
@@ -198,27 +199,12 @@ def test_a_runaway_hand_is_an_error_not_a_hang(monkeypatch):
     assert rep["endings"]["turn_cap"]["count"] == 3
 
 
-NO_ACE_DISCARD = '''"""A user's house rule: an ace is never discarded."""
-from tonk.core.commands import Discard
-from tonk.variants import VariantInfo, hookimpl
-
-VARIANT = VariantInfo(name="no-ace-discard", summary="An ace is never discarded.", doc=__doc__)
-
-
-@hookimpl
-def tonk_veto(state, command, ruleset):
-    if type(command) is Discard and command.card[0] == "A":
-        return VARIANT.illegal("ACE_KEPT", "an ace is never discarded")
-    return None
-'''
 
 
 def test_a_player_the_house_rules_leave_no_legal_action_is_an_error_naming_the_hand(tmp_path):
     # holding only aces after the draw, a player has nothing this rule lets it do: the run
     # stops with an error naming the hand and the rules (it was an IndexError in the bot)
-    f = tmp_path / "no_ace_discard.py"
-    f.write_text(NO_ACE_DISCARD)
-    rules = load_ruleset(["no-ace-discard"], registry=default_registry().with_files([f]))
+    rules = no_ace_discard_ruleset(tmp_path)
     config = SimConfig(hands=20000, players=2, bots=("random",), seed=0, hands_per_game=50)
     with pytest.raises(SimulationError, match=r"^hand 27 of game 398: P2 has no legal action at turn 5 \(the rules no-ace-discard refuse every command open to the player\), so the hand cannot go on$"):
         run_games(config, range(398, 399), None, None, rules)
@@ -246,7 +232,6 @@ def test_shuffle_deck_sorts_by_successive_random_draws():
     decks follow: changing it changes every simulation of that seed.)"""
     import random
 
-    from tonk.variants import load_ruleset
 
     deck = load_ruleset().deck
     for seed in range(20):

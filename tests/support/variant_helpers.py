@@ -156,3 +156,30 @@ def ledger(*lines: str) -> list[dict[str, Any]]:
         src, dst = pay.split(">")
         out.append({"from": src, "to": dst, "amount": int(amount), "reason": reason})
     return out
+
+
+#: a user's house rule (a ``--variant-file``) that can leave a player no legal action: one
+#: holding only aces after the draw may not discard any of them
+NO_ACE_DISCARD = '''"""A user's house rule: an ace is never discarded."""
+from tonk.core.commands import Discard
+from tonk.variants import VariantInfo, hookimpl
+
+VARIANT = VariantInfo(name="no-ace-discard", summary="An ace is never discarded.", doc=__doc__)
+
+
+@hookimpl
+def tonk_veto(state, command, ruleset):
+    if type(command) is Discard and command.card[0] == "A":
+        return VARIANT.illegal("ACE_KEPT", "an ace is never discarded")
+    return None
+'''
+
+
+def no_ace_discard_ruleset(directory: Path):
+    """The ruleset of :data:`NO_ACE_DISCARD`, its file written in ``directory``."""
+    from tonk.variants import load_ruleset
+    from tonk.variants.registry import default_registry
+
+    f = directory / "no_ace_discard.py"
+    f.write_text(NO_ACE_DISCARD)
+    return load_ruleset(["no-ace-discard"], registry=default_registry().with_files([f]))
