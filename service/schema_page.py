@@ -116,12 +116,15 @@ def schema_page(document: dict[str, Any]) -> str:
     )
 
 
+#: where Litestar's own pages were (links and bookmarks made to them still open a page)
+FORMER_PAGES = ("/swagger", "/redoc", "/elements", "/rapidoc", "/scalar")
+
+
 class SchemaPage(OpenAPIRenderPlugin):
-    """Serves :func:`schema_page` at ``/schema`` (and ``/schema/swagger``, where the docs
-    of earlier versions pointed)."""
+    """Serves :func:`schema_page` at ``/schema`` and at :data:`FORMER_PAGES` under it."""
 
     def __init__(self) -> None:
-        super().__init__(path=["/", "/swagger"], favicon="", style="")
+        super().__init__(path=["/", *FORMER_PAGES], favicon="", style="")
 
     def render(self, request: Request, openapi_schema: dict[str, Any]) -> bytes:
         return schema_page(openapi_schema).encode()

@@ -66,7 +66,7 @@ def test_an_unknown_path_under_schema_is_the_json_404_of_every_other_route(clien
         error_of(client.http.get(path), 404, "not_found", path)
     r = client.http.get("/schema/openapi.json")
     assert r.status_code == 200 and "/tables" in r.json()["paths"]
-    for path in ("/schema", "/schema/swagger"):
+    for path in ("/schema", "/schema/swagger", "/schema/redoc", "/schema/elements", "/schema/rapidoc", "/schema/scalar"):
         r = client.http.get(path)
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), path
         # the page loads nothing from elsewhere and runs no script: this origin keeps seat tokens
