@@ -221,8 +221,6 @@ def is_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(URL_SCHEMES)
 
 
-
-
 def _split(url: str) -> tuple[str, str, str, str | None, str]:
     """``url`` taken apart as text, as ``urlsplit`` would but never refusing one (an unclosed
     ``[`` of an IPv6 host) and keeping an empty host's ``//``: the scheme with its ``://``,
