@@ -18,7 +18,7 @@ from typing import Any
 import typer
 
 from .app import app, reported
-from .options import option_option, variant_file_option, variant_option
+from .options import load_variant_files, option_option, variant_file_option, variant_option
 from .render import console, print_json, safe
 
 #: one line about each bot, for ``tonk bots``
@@ -62,9 +62,7 @@ def bots_cmd(
                 console().print(f"[bold]{safe(n)}[/bold]  {safe(ABOUT.get(n, ''))}")
             return
         if variant_file:  # as simulate loads them: into this process, which then plays every game
-            from .simulate_cmd import _load_variant_files
-
-            _load_variant_files(variant_file, workers)
+            load_variant_files(variant_file, workers)
         result = _run_ladder(bot or bot_names(), hands, players, variant, option, seed, workers)
     if as_json:
         print_json(result)

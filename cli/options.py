@@ -42,6 +42,19 @@ def variant_file_option(help: str = "Load a one-off house rule from this Python 
     return typer.Option([], "--variant-file", metavar="PATH", help=help)
 
 
+def load_variant_files(files: list[Path], workers: int) -> None:
+    """``--variant-file`` for a command that plays games (``simulate``, ``bots --ladder``):
+    loaded into this process's registry, which then plays every game (worker processes load
+    only installed variants, so it needs ``--workers 1``)."""
+    from ..core.errors import TonkError
+    from ..variants.registry import default_registry
+
+    if workers != 1:
+        raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
+    for f in files:
+        default_registry().load_file(f)
+
+
 def registry_with(files: list[Path]):
     """The variant registry, with the ``--variant-file`` files loaded (``None``: the default one)."""
     if not files:

@@ -23,7 +23,7 @@ import typer
 
 # the engine and rich's tables are imported when the command runs, not when the app starts
 from .app import app, reported, settings, unwritable
-from .options import db_option, option_option, variant_file_option, variant_option
+from .options import db_option, load_variant_files, option_option, variant_file_option, variant_option
 from .render import console, err_console, print_json, safe, visible
 from .interrupts import interruption_reported
 
@@ -229,7 +229,7 @@ def simulate_cmd(
         if report_file is not None and (why := unwritable(report_file)):
             raise TonkError(f"--report: cannot write {report_file}: {why} (nothing was simulated)")
         if variant_file:
-            _load_variant_files(variant_file, workers)
+            load_variant_files(variant_file, workers)
         config, other = _configs(hands, players, bot, variant, option, seed, hands_per_game, workers, compare_with)
         if receipts is not None and path is not None:  # path: refused above with --no-store
             from .evidence_cmd import check_receipts_possible
@@ -306,17 +306,6 @@ def _write_whole(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-
-
-def _load_variant_files(files: list[Path], workers: int) -> None:
-    """``--variant-file``: loaded into this process's registry (which then plays every game)."""
-    from ..core.errors import TonkError
-    from ..variants.registry import default_registry
-
-    if workers != 1:
-        raise TonkError("--variant-file needs --workers 1 (worker processes load only installed variants)")
-    for f in files:  # this process plays every game: its registry is the one used
-        default_registry().load_file(f)
 
 
 def _run(config: Any, other: Any, path: str | None, receipts: Path | None) -> tuple[Any, dict[str, Any] | None]:
