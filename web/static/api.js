@@ -45,6 +45,9 @@ export function errorText(result) {
 // Tokens live in this device's localStorage, one per table (a seat's) and one per table
 // this device hosts: a new tab or a browser restart finds them. Never in a URL sent to the
 // server, never in a cookie, never logged: they travel only in the Authorization header.
+// Each tab also keeps the seat token it plays with in its own sessionStorage, so that two
+// seats of one table played from one browser (two tabs, two seat links) each stay their
+// seat across their reloads; a new tab takes the seat this device was given last.
 const SEAT = "tonk-token:";
 const HOST = "tonk-host:";
 
@@ -53,6 +56,15 @@ function store() {
     return window.localStorage;
   } catch (_) {
     return window.sessionStorage; // storage refused for the origin: this tab only, as before
+  }
+}
+
+// This tab's own storage, or null when the browser refuses it.
+function tab() {
+  try {
+    return window.sessionStorage;
+  } catch (_) {
+    return null;
   }
 }
 
@@ -67,13 +79,17 @@ export function tokenFor(table) {
   return keptToken(table);
 }
 
-// The seat's token this device keeps for `table` (null: none).
+// The seat's token for `table` that this tab plays with, else the one this device was
+// given last (null: none).
 export function keptToken(table) {
-  return store().getItem(SEAT + table);
+  const mine = tab() && tab().getItem(SEAT + table);
+  return mine || store().getItem(SEAT + table);
 }
 
 export function keepToken(table, token) {
   store().setItem(SEAT + table, token);
+  const mine = tab();
+  if (mine && mine !== store()) mine.setItem(SEAT + table, token);
 }
 
 // A seat's link: the table page with the token in the fragment (secret, like the token).
