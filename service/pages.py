@@ -20,15 +20,18 @@ from ..application.table_types import StillInPlay, TableError, UnknownTable
 from .errors import errors
 from .rate_limit import public_rate
 
-_TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript"}
+_TYPES = {".html": "text/html", ".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml"}
 #: every page sends this: nothing but its own origin's scripts, styles and requests
 _POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 _HEADERS = {"Content-Security-Policy": _POLICY, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"}
 
 
 def _static_names() -> set[str]:
-    return {p.name for p in web.STATIC.iterdir() if p.name.rsplit(".", 1)[-1] in ("html", "css", "js")}
+    return {p.name for p in web.STATIC.iterdir() if p.name.rsplit(".", 1)[-1] in ("html", "css", "js", "svg")}
 
+
+#: the pages' icon (a browser asks for /favicon.ico, a 404, without one)
+_ICON = '<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">\n'
 
 _ASSET_LINK = re.compile(r'\b(href|src)="([a-z-]+\.(?:css|js))"')
 
@@ -38,6 +41,7 @@ def _page(name: str, replace: dict[str, str] | None = None) -> Response:
     text = _ASSET_LINK.sub(r'\1="/static/\2"', web.asset(name))
     for old, new in (replace or {}).items():
         text = text.replace(old, new)
+    text = text.replace("</head>", _ICON + "</head>", 1)  # served pages only: a replay file stays self-contained
     return Response(content=text, media_type=_TYPES[".html"], headers=_HEADERS)
 
 

@@ -30,6 +30,11 @@ def test_pages_static_files_and_errors(service):
         assert "default-src 'none'" in headers["content-security-policy"]
     status, _, page = get(base + "/")
     assert 'src="/static/lobby.js"' in page and 'href="/static/pages.css"' in page
+    # the pages name their icon (a browser asks for /favicon.ico, a 404, when a page names none)
+    for path in ("/", "/dispute", "/play/any-table"):
+        assert '<link rel="icon" type="image/svg+xml" href="/static/favicon.svg">' in get(base + path)[2], path
+    status, headers, icon = get(base + "/static/favicon.svg")
+    assert status == 200 and headers["content-type"].startswith("image/svg+xml") and icon.startswith("<svg") and "<script" not in icon
     for path in ("/static/nothing.js", "/static/..%2Fpages.py", "/static/__init__.py"):
         status, headers, text = get(base + path)
         assert status == 404 and json.loads(text)["error"]["code"] == "not_found", path
