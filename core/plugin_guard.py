@@ -138,7 +138,8 @@ def guarded(reg: Registered) -> Any:
 
 def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any]:
     check = _ANSWERS[hook]
-    if hook in COLLECTED_HOOKS and inspect.isgeneratorfunction(fn):  # a wrapper of a collected hook answers the list of answers
+    is_wrapper = inspect.isgeneratorfunction(fn)  # what it is sent and thrown passes through
+    if is_wrapper and hook in COLLECTED_HOOKS:  # a wrapper of a collected hook answers the list of answers
         check = functools.partial(_each_answer, check)
     # the arguments it takes, by name (pluggy gives an implementation those it names, in its order)
     names = tuple(p.name for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
@@ -148,7 +149,7 @@ def _checked(fn: Callable[..., Any], hook: str, where: str) -> Callable[..., Any
         _unchanged(before, names, args, where, hook)
         return _answer(answer, names, args, check, where, hook)
 
-    if inspect.isgeneratorfunction(fn):  # a wrapper: what it is sent and thrown passes through
+    if is_wrapper:
 
         @functools.wraps(fn)
         def wrapper(*args: Any) -> Any:

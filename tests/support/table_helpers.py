@@ -4,11 +4,31 @@ cards as a screen reader names them, the action keys, and a knock by keyboard.""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 try:
     from playwright.sync_api import expect
 except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
     expect = None
+
+@contextmanager
+def sat_by_token(chromium, base: str, table: str, token: str, pace: int = 0):
+    """A seat's table page in a new browser context (another device), opened at ``?pace=``
+    and sat down by typing ``token`` (no seat link); the page's script errors fail the test."""
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(f"{base}/play/{table}?pace={pace}")
+        page.wait_for_selector("body[data-ready=token]")
+        page.fill("#token", token)
+        page.click("text=Sit down")
+        yield page
+    finally:
+        context.close()
+    assert not errors, errors
+
 
 #: the table page's action buttons (their ids) and their keys
 KEYS = {"draw_stock": "d", "draw_discard": "p", "knock": "k", "spread": "s", "hit": "h", "discard": "x"}

@@ -20,7 +20,7 @@ try:
 except ImportError:  # the browser fixtures skip (and under CI=true the skip fails the run)
     expect = None
 
-from table_helpers import api, playing_table
+from table_helpers import api, playing_table, sat_by_token
 
 pytestmark = pytest.mark.browser
 
@@ -31,21 +31,10 @@ WAIT = 20000
 def seat_page(chromium, base: str, table: str, token: str, turn: str):
     """ann's table page in a new browser context, sat down with ``token``, once it says
     ``turn`` and its stream is connected; the page's script errors fail the test."""
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(f"{base}/play/{table}?pace=0")
-        page.wait_for_selector("body[data-ready=token]")
-        page.fill("#token", token)
-        page.click("text=Sit down")
+    with sat_by_token(chromium, base, table, token) as page:
         expect(page.locator("#turn")).to_have_text(turn, timeout=WAIT)
         expect(page.locator("#connection")).to_have_text("connected", timeout=WAIT)
         yield page
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 def _my_turn_to_draw(base: str) -> tuple[str, str]:

@@ -20,7 +20,7 @@ except ImportError:  # the browser fixtures skip (and under CI=true the skip fai
     expect = None
 
 from page_checks import CONTRAST
-from table_helpers import KEYS, api, card_name, create_table, knock_and_confirm, playing_table
+from table_helpers import KEYS, api, card_name, create_table, knock_and_confirm, playing_table, sat_by_token
 
 from tonk.core.views import event_type, event_view
 from tonk.storage import EventStore
@@ -403,15 +403,7 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
     a lower bound that a slower machine only widens), each named, ann's own moves at once."""
     base, db = service
     table, token = new_table(base, hands=1)
-    context = chromium.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(f"{base}/play/{table}?pace=250")
-        page.wait_for_selector("body[data-ready=token]")
-        page.fill("#token", token)
-        page.click("text=Sit down")
+    with sat_by_token(chromium, base, table, token, pace=250) as page:
         expect(page.locator("#turn")).to_have_text("Your turn.", timeout=WAIT)
         caught_up(page, api(base, "GET", f"/tables/{table}/view", token)["version"])  # the backlog is shown at once
         # each entry's time taken as it is appended (not when an observer runs later, which a busy
@@ -444,9 +436,6 @@ def test_the_others_moves_are_shown_one_after_another_at_the_pace_asked(chromium
         for before, after in zip(logged, logged[1:]):
             if before[1] not in (None, "ann"):  # after another's move the next waits the pace
                 assert after[2] - before[2] >= 249, (before, after)  # 250, less the clock's coarsening
-    finally:
-        context.close()
-    assert not errors, errors
 
 
 def test_on_a_timed_table_the_hands_end_moves_on_by_itself(chromium, service):
